@@ -1,0 +1,208 @@
+"""Claim-level evidence: the one shared pass every metric is read from.
+
+Matrices are indexed ``[claim][chunk]``. Every check says whether a *premise* entails a *claim*; only
+``entailed`` counts as support, ``neutral`` and ``contradicted`` do not.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from enum import StrEnum
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Verdict(StrEnum):
+    ENTAILED = "entailed"
+    NEUTRAL = "neutral"
+    CONTRADICTED = "contradicted"
+
+    @classmethod
+    def parse(cls, label: str) -> Verdict:
+        """Read our labels and RAGChecker's (``Entailment`` / ``Neutral`` / ``Contradiction``)."""
+        key = label.strip().lower()
+        for prefix, verdict in (("entail", cls.ENTAILED), ("contradict", cls.CONTRADICTED), ("neutral", cls.NEUTRAL)):
+            if key.startswith(prefix):
+                return verdict
+        raise ValueError(f"unknown verdict label {label!r}; expected entailed, neutral or contradicted")
+
+    def ragchecker_label(self) -> str:
+        return {"entailed": "Entailment", "neutral": "Neutral", "contradicted": "Contradiction"}[self.value]
+
+
+class Check(BaseModel):
+    """The judge's verdict on one (premise, claim) pair."""
+
+    model_config = ConfigDict(frozen=True)
+
+    verdict: Verdict
+    confidence: float | None = Field(default=None, ge=0.0, le=1.0)
+    rationale: str | None = None
+
+    @property
+    def entailed(self) -> bool:
+        return self.verdict is Verdict.ENTAILED
+
+
+class Claim(BaseModel):
+    """An atomic statement; ``subject``/``predicate``/``object`` when it came as a knowledge triplet."""
+
+    model_config = ConfigDict(frozen=True, populate_by_name=True)
+
+    text: str
+    subject: str | None = None
+    predicate: str | None = None
+    object: str | None = None
+
+    @classmethod
+    def from_triplet(cls, triplet: list[str] | tuple[str, ...]) -> Claim:
+        parts = [str(part).strip() for part in triplet]
+        if len(parts) == 3:
+            return cls(text=" ".join(parts), subject=parts[0], predicate=parts[1], object=parts[2])
+        return cls(text=" ".join(parts))
+
+    def as_triplet(self) -> list[str]:
+        if self.subject is not None and self.predicate is not None and self.object is not None:
+            return [self.subject, self.predicate, self.object]
+        return [self.text]
+
+
+class GeneratedQuestion(BaseModel):
+    """A question the response could be answering, generated for ``response_relevancy``."""
+
+    model_config = ConfigDict(frozen=True)
+
+    text: str
+    noncommittal: bool = False
+
+
+class EvidencePart(StrEnum):
+    """One piece of evidence a metric can ask for; the engine computes only the parts requested."""
+
+    # extraction
+    RESPONSE_CLAIMS = "response_claims"
+    REFERENCE_CLAIMS = "reference_claims"
+    REFERENCE_ENTITIES = "reference_entities"
+    GENERATED_QUESTIONS = "generated_questions"
+    # checking
+    RESPONSE_VS_REFERENCE = "response_vs_reference"
+    REFERENCE_VS_RESPONSE = "reference_vs_response"
+    RESPONSE_VS_CHUNKS = "response_vs_chunks"
+    REFERENCE_VS_CHUNKS = "reference_vs_chunks"
+    RESPONSE_VS_CONTEXTS = "response_vs_contexts"
+    REFERENCE_VS_CONTEXTS = "reference_vs_contexts"
+    ENTITIES_IN_CONTEXTS = "entities_in_contexts"
+    # embeddings
+    QUESTION_SIMILARITIES = "question_similarities"
+
+
+EXTRACTION_PARTS = frozenset(
+    {
+        EvidencePart.RESPONSE_CLAIMS,
+        EvidencePart.REFERENCE_CLAIMS,
+        EvidencePart.REFERENCE_ENTITIES,
+        EvidencePart.GENERATED_QUESTIONS,
+    }
+)
+CHECK_PARTS = frozenset(
+    {
+        EvidencePart.RESPONSE_VS_REFERENCE,
+        EvidencePart.REFERENCE_VS_RESPONSE,
+        EvidencePart.RESPONSE_VS_CHUNKS,
+        EvidencePart.REFERENCE_VS_CHUNKS,
+        EvidencePart.RESPONSE_VS_CONTEXTS,
+        EvidencePart.REFERENCE_VS_CONTEXTS,
+        EvidencePart.ENTITIES_IN_CONTEXTS,
+    }
+)
+SIMILARITY_PARTS = frozenset({EvidencePart.QUESTION_SIMILARITIES})
+
+# What each check part is computed from, so the engine extracts before it checks.
+CHECK_INPUTS: dict[EvidencePart, frozenset[EvidencePart]] = {
+    EvidencePart.RESPONSE_VS_REFERENCE: frozenset({EvidencePart.RESPONSE_CLAIMS}),
+    EvidencePart.REFERENCE_VS_RESPONSE: frozenset({EvidencePart.REFERENCE_CLAIMS}),
+    EvidencePart.RESPONSE_VS_CHUNKS: frozenset({EvidencePart.RESPONSE_CLAIMS}),
+    EvidencePart.REFERENCE_VS_CHUNKS: frozenset({EvidencePart.REFERENCE_CLAIMS}),
+    EvidencePart.RESPONSE_VS_CONTEXTS: frozenset({EvidencePart.RESPONSE_CLAIMS}),
+    EvidencePart.REFERENCE_VS_CONTEXTS: frozenset({EvidencePart.REFERENCE_CLAIMS}),
+    EvidencePart.ENTITIES_IN_CONTEXTS: frozenset({EvidencePart.REFERENCE_ENTITIES}),
+    EvidencePart.QUESTION_SIMILARITIES: frozenset({EvidencePart.GENERATED_QUESTIONS}),
+}
+
+
+class Evidence(BaseModel):
+    """Everything the judge established about one sample. ``None`` means *not computed*, ``[]`` means *none*.
+
+    - ``response_vs_reference[i]``: does the reference entail response claim ``i``?
+    - ``reference_vs_response[g]``: does the response entail reference claim ``g``?
+    - ``response_vs_chunks[i][j]`` / ``reference_vs_chunks[g][j]``: does chunk ``j`` entail the claim?
+    - ``response_vs_contexts[i]`` / ``reference_vs_contexts[g]``: do all chunks *taken together* entail it?
+    - ``entities_in_contexts[e]``: is reference entity ``e`` found in the contexts?
+    - ``question_similarities[q]``: similarity of generated question ``q`` to the user input.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    response_claims: list[Claim] | None = None
+    reference_claims: list[Claim] | None = None
+    reference_entities: list[str] | None = None
+    generated_questions: list[GeneratedQuestion] | None = None
+    response_vs_reference: list[Check] | None = None
+    reference_vs_response: list[Check] | None = None
+    response_vs_chunks: list[list[Check]] | None = None
+    reference_vs_chunks: list[list[Check]] | None = None
+    response_vs_contexts: list[Check] | None = None
+    reference_vs_contexts: list[Check] | None = None
+    entities_in_contexts: list[bool] | None = None
+    question_similarities: list[float] | None = None
+    errors: dict[str, str] = Field(
+        default_factory=dict, description="Evidence part → why the judge could not establish it."
+    )
+
+    def has(self, part: EvidencePart) -> bool:
+        return getattr(self, part.value) is not None
+
+    def missing(self, parts: frozenset[EvidencePart]) -> frozenset[EvidencePart]:
+        return frozenset(part for part in parts if not self.has(part))
+
+    def merged(self, other: Evidence) -> Evidence:
+        """This evidence with every part ``other`` has and this one lacks."""
+        update = {
+            part.value: getattr(other, part.value)
+            for part in EvidencePart
+            if not self.has(part) and other.has(part)
+        }
+        errors = {**other.errors, **self.errors}
+        return self.model_copy(update={**update, "errors": errors})
+
+    def shape_problems(self, n_chunks: int) -> list[str]:
+        """Inconsistencies between claim lists and verdict matrices (e.g. a judge answer that came back short)."""
+        problems: list[str] = []
+        n_r = None if self.response_claims is None else len(self.response_claims)
+        n_g = None if self.reference_claims is None else len(self.reference_claims)
+        n_e = None if self.reference_entities is None else len(self.reference_entities)
+        n_q = None if self.generated_questions is None else len(self.generated_questions)
+        rows: list[tuple[str, Sequence[object] | None, int | None]] = [
+            ("response_vs_reference", self.response_vs_reference, n_r),
+            ("reference_vs_response", self.reference_vs_response, n_g),
+            ("response_vs_chunks", self.response_vs_chunks, n_r),
+            ("reference_vs_chunks", self.reference_vs_chunks, n_g),
+            ("response_vs_contexts", self.response_vs_contexts, n_r),
+            ("reference_vs_contexts", self.reference_vs_contexts, n_g),
+            ("entities_in_contexts", self.entities_in_contexts, n_e),
+            ("question_similarities", self.question_similarities, n_q),
+        ]
+        for name, values, expected in rows:
+            if values is None:
+                continue
+            if expected is None:
+                problems.append(f"{name} is given but the claims/items it is indexed by are not")
+            elif len(values) != expected:
+                problems.append(f"{name} has {len(values)} rows, expected {expected}")
+        for name, matrix in (("response_vs_chunks", self.response_vs_chunks),
+                             ("reference_vs_chunks", self.reference_vs_chunks)):
+            for index, row in enumerate(matrix or []):
+                if len(row) != n_chunks:
+                    problems.append(f"{name}[{index}] has {len(row)} verdicts, expected one per chunk ({n_chunks})")
+                    break
+        return problems

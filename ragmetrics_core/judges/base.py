@@ -1,0 +1,119 @@
+"""The one protocol every judge speaks: extract, check, compare questions.
+
+A judge turns text into evidence. The engine asks it for exactly the evidence parts the requested metrics
+need (``want``), so a judge must fill every part in ``want`` and may leave the rest ``None``. A judge that
+cannot establish a part raises :class:`JudgeError`; the engine records the reason on the metrics that
+needed it instead of guessing.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol, runtime_checkable
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ragmetrics_core.evidence import Check, Claim, EvidencePart, GeneratedQuestion
+
+
+class Usage(BaseModel):
+    """What judging cost: LLM calls, embeddings calls, tokens, wall time and (with a price table) money."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    calls: int = 0
+    embedding_calls: int = 0
+    cache_hits: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    latency_s: float = 0.0
+    cost_usd: float | None = None
+
+    def __add__(self, other: Usage) -> Usage:
+        cost = None if self.cost_usd is None and other.cost_usd is None else (self.cost_usd or 0.0) + (
+            other.cost_usd or 0.0
+        )
+        return Usage(
+            calls=self.calls + other.calls,
+            embedding_calls=self.embedding_calls + other.embedding_calls,
+            cache_hits=self.cache_hits + other.cache_hits,
+            prompt_tokens=self.prompt_tokens + other.prompt_tokens,
+            completion_tokens=self.completion_tokens + other.completion_tokens,
+            latency_s=self.latency_s + other.latency_s,
+            cost_usd=cost,
+        )
+
+    @property
+    def total_tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+
+class ExtractionRequest(BaseModel):
+    """Ask for claims, entities and generated questions in one pass."""
+
+    model_config = ConfigDict(frozen=True)
+
+    user_input: str
+    response: str
+    reference: str | None
+    want: frozenset[EvidencePart]
+    n_questions: int = Field(default=3, ge=1, le=20)
+
+
+class Extraction(BaseModel):
+    response_claims: list[Claim] | None = None
+    reference_claims: list[Claim] | None = None
+    reference_entities: list[str] | None = None
+    generated_questions: list[GeneratedQuestion] | None = None
+    usage: Usage = Field(default_factory=Usage)
+
+
+class CheckRequest(BaseModel):
+    """Ask for verdict matrices: claims against the reference, the response, each chunk and all chunks."""
+
+    model_config = ConfigDict(frozen=True)
+
+    response: str
+    reference: str | None
+    contexts: list[str]
+    response_claims: list[Claim] = Field(default_factory=list)
+    reference_claims: list[Claim] = Field(default_factory=list)
+    reference_entities: list[str] = Field(default_factory=list)
+    want: frozenset[EvidencePart]
+
+
+class CheckResult(BaseModel):
+    response_vs_reference: list[Check] | None = None
+    reference_vs_response: list[Check] | None = None
+    response_vs_chunks: list[list[Check]] | None = None
+    reference_vs_chunks: list[list[Check]] | None = None
+    response_vs_contexts: list[Check] | None = None
+    reference_vs_contexts: list[Check] | None = None
+    entities_in_contexts: list[bool] | None = None
+    usage: Usage = Field(default_factory=Usage)
+
+
+class SimilarityResult(BaseModel):
+    similarities: list[float]
+    usage: Usage = Field(default_factory=Usage)
+
+
+class JudgeError(Exception):
+    """A judge could not produce the evidence it was asked for (the message never holds secrets)."""
+
+
+@runtime_checkable
+class Judge(Protocol):
+    """Anything that can extract claims, check them, and compare questions."""
+
+    @property
+    def name(self) -> str:
+        """A stable label for results and telemetry, e.g. ``embedded`` or ``openai:gpt-4o-mini``."""
+        ...
+
+    async def extract(self, request: ExtractionRequest) -> Extraction: ...
+
+    async def check(self, request: CheckRequest) -> CheckResult: ...
+
+    async def similarity(self, question: str, candidates: list[str]) -> SimilarityResult:
+        """Cosine similarity (in [-1, 1], usually [0, 1]) of ``question`` to each candidate."""
+        ...

@@ -1,0 +1,81 @@
+"""What an evaluation returns: scores with reasons and labels, per-claim explanations, judge usage."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ragmetrics_core.evidence import Evidence, Verdict
+from ragmetrics_core.judges.base import Usage
+
+
+class Direction(StrEnum):
+    HIGHER_IS_BETTER = "higher_is_better"
+    LOWER_IS_BETTER = "lower_is_better"
+
+
+class MetricScore(BaseModel):
+    """One metric on one sample. ``score is None`` means undetermined, and ``reason`` says why."""
+
+    model_config = ConfigDict(frozen=True)
+
+    metric: str
+    score: float | None
+    direction: Direction
+    reason: str = ""
+    label: str | None = Field(default=None, description="'pass' or 'fail' against the configured threshold.")
+    threshold: float | None = None
+
+    @property
+    def determined(self) -> bool:
+        return self.score is not None
+
+
+class ClaimExplanation(BaseModel):
+    """Why one claim counted the way it did: its verdicts against the reference and the chunks."""
+
+    model_config = ConfigDict(frozen=True)
+
+    source: str = Field(description="'response' or 'reference'.")
+    index: int
+    text: str
+    against_reference: Verdict | None = Field(
+        default=None, description="For response claims: the reference's verdict; for reference claims: the response's."
+    )
+    supporting_chunks: list[int] = Field(default_factory=list)
+    contradicting_chunks: list[int] = Field(default_factory=list)
+    supported_by_contexts_jointly: bool | None = None
+    category: str | None = Field(
+        default=None,
+        description="For response claims: correct_grounded, correct_self_knowledge, noise_relevant, "
+        "noise_irrelevant or hallucination.",
+    )
+    rationale: str | None = None
+
+
+class EvaluationResult(BaseModel):
+    """All requested metrics for one sample, with the evidence they were read from."""
+
+    sample_id: str | None = None
+    judge: str
+    scores: dict[str, MetricScore]
+    explanations: list[ClaimExplanation] = Field(default_factory=list)
+    evidence: Evidence = Field(default_factory=Evidence)
+    usage: Usage = Field(default_factory=Usage)
+    error: str | None = Field(default=None, description="Set when the whole evaluation failed.")
+    per_judge: dict[str, dict[str, float | None]] | None = Field(
+        default=None, description="With an ensemble judge: each member's scores."
+    )
+    spread: dict[str, float] | None = Field(
+        default=None, description="With an ensemble judge: max - min of the members' scores per metric."
+    )
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+    def score(self, metric: str) -> float | None:
+        entry = self.scores.get(metric)
+        return None if entry is None else entry.score
+
+    def values(self) -> dict[str, float | None]:
+        return {metric: entry.score for metric, entry in self.scores.items()}

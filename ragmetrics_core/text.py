@@ -1,0 +1,34 @@
+"""Text hygiene shared by every entry point."""
+
+from __future__ import annotations
+
+import unicodedata
+
+
+def clean_text(text: str) -> str:
+    """NFC-normalise and replace unpaired surrogates (invalid Unicode) with U+FFFD.
+
+    Surrogates arrive from ``surrogateescape``-decoded bytes or broken JSON; left in, they make every
+    later ``encode`` (HTTP, OTLP, JSONL) raise far from where the text came in.
+    """
+    repaired = (
+        text.encode("utf-16", "surrogatepass").decode("utf-16", "replace") if _has_surrogate(text) else text
+    )
+    return unicodedata.normalize("NFC", repaired)
+
+
+def _has_surrogate(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def truncate(text: str, limit: int) -> str:
+    """Cut ``text`` to at most ``limit`` characters, marking the cut."""
+    if limit <= 0:
+        return ""
+    if len(text) <= limit:
+        return text
+    return text[: max(0, limit - 1)] + "…"
