@@ -1,1 +1,10 @@
-"""placeholder"""
+"""LangChain integration: one callback that turns live RAG runs into samples for online evaluation.
+
+from ragmetrics_langchain import RagMetricsCallbackHandler
+chain.invoke(question, config={"callbacks": [RagMetricsCallbackHandler()]})
+"""
+
+from ragmetrics_langchain.handler import HandlerStats, RagMetricsCallbackHandler
+from ragmetrics_langchain.instrument import instrument, instrumented_handler, uninstrument
+
+__all__ = ["HandlerStats", "RagMetricsCallbackHandler", "instrument", "instrumented_handler", "uninstrument"]
