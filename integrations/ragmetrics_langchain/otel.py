@@ -1,17 +1,28 @@
-"""The OpenTelemetry span that is active when a run starts, read without touching the context.
+"""The OpenTelemetry span a run belongs to, read without ever touching the active context.
 
-OpenTelemetry is optional: without it (or without an active, valid span) the ids are ``None`` and the
-online pipeline creates the RAG span itself.
+Two sources, both optional:
+
+* the span active when the run starts (the app's own span, or one an instrumentation made current);
+* OpenInference's span for the run itself. OpenInference's LangChain tracer deliberately never makes its
+  spans current (it keeps them in a map by run id), so without asking it the app's LangChain trace would be
+  invisible to us whenever the app has no span of its own around the call.
+
+Without OpenTelemetry (or without any valid span) the ids are ``None`` and the online pipeline creates the
+RAG span itself.
 """
 
 from __future__ import annotations
 
-from typing import NamedTuple
+import sys
+from typing import Any, NamedTuple
+from uuid import UUID
 
 try:
     from opentelemetry import trace as _trace
 except ImportError:  # pragma: no cover - exercised only on installs without the otel extra
     _trace = None  # type: ignore[assignment]
+
+_OPENINFERENCE_LANGCHAIN = "openinference.instrumentation.langchain"
 
 
 class SpanIds(NamedTuple):
@@ -23,10 +34,29 @@ class SpanIds(NamedTuple):
 NO_SPAN = SpanIds(None, None, 0)
 
 
+def _ids(span: Any) -> SpanIds | None:
+    context = span.get_span_context()
+    if not context.is_valid:
+        return None
+    return SpanIds(context.trace_id, context.span_id, int(context.trace_flags))
+
+
 def current_span_ids() -> SpanIds:
     if _trace is None:
         return NO_SPAN
-    context = _trace.get_current_span().get_span_context()
-    if not context.is_valid:
-        return NO_SPAN
-    return SpanIds(context.trace_id, context.span_id, int(context.trace_flags))
+    return _ids(_trace.get_current_span()) or NO_SPAN
+
+
+def openinference_span_ids(run_id: UUID) -> SpanIds | None:
+    """The span OpenInference opened for ``run_id``, when the app instrumented LangChain with it.
+
+    Only looks at an instrumentor the app already imported; never imports or enables one.
+    """
+    module = sys.modules.get(_OPENINFERENCE_LANGCHAIN)
+    if module is None:
+        return None
+    instrumentor = module.LangChainInstrumentor()  # a singleton: this returns the app's instance
+    if getattr(instrumentor, "_tracer", None) is None:  # not instrumented (get_span would print a warning)
+        return None
+    span = instrumentor.get_span(run_id)
+    return None if span is None else _ids(span)

@@ -32,6 +32,7 @@ class RootRun:
     metadata: dict[str, Any]
     thread_id: str | None
     span: SpanIds
+    span_is_run_own: bool
     start_ns: int
     started_at: float
     retrievals: list[Sequence[Any] | None] = field(default_factory=list)
