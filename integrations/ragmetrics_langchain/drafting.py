@@ -49,9 +49,7 @@ def build(record: RootRun, outputs: Any, options: CaptureOptions) -> tuple[Sampl
 
     reference = record.reference
     if reference is not None and not isinstance(reference, str):
-        notes.append(
-            f"metadata {options.reference_metadata_key!r} is a {type(reference).__name__}, not a string"
-        )
+        notes.append(f"metadata {options.reference_metadata_key!r} is a {type(reference).__name__}, not a string")
         reference = None
     if reference is not None:
         reference, cut = truncate(reference, limit)

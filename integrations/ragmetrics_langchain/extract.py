@@ -32,11 +32,7 @@ def message_text(message: Any) -> str | None:
         for block in content:
             if isinstance(block, str):
                 parts.append(block)
-            elif (
-                isinstance(block, Mapping)
-                and block.get("type") == "text"
-                and isinstance(block.get("text"), str)
-            ):
+            elif isinstance(block, Mapping) and block.get("type") == "text" and isinstance(block.get("text"), str):
                 parts.append(block["text"])
         return "".join(parts)
     return None

@@ -110,9 +110,7 @@ class RagMetricsCallbackHandler(BaseCallbackHandler):
 
             evaluator = default_sink()
         elif not callable(getattr(evaluator, "submit", None)):
-            raise TypeError(
-                f"evaluator must have a submit(draft, origin) method, got {type(evaluator).__name__}"
-            )
+            raise TypeError(f"evaluator must have a submit(draft, origin) method, got {type(evaluator).__name__}")
         self.evaluator: SampleSink = evaluator
         self._options = CaptureOptions(
             input_key=input_key,
@@ -158,9 +156,7 @@ class RagMetricsCallbackHandler(BaseCallbackHandler):
         except Exception as error:
             self._callback_failed("on_chain_start", error)
 
-    def on_chain_end(
-        self, outputs: Any, *, run_id: UUID, parent_run_id: UUID | None = None, **kwargs: Any
-    ) -> None:
+    def on_chain_end(self, outputs: Any, *, run_id: UUID, parent_run_id: UUID | None = None, **kwargs: Any) -> None:
         try:
             record = self._runs.finish_root(run_id)
             if record is not None:

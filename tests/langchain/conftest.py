@@ -27,14 +27,10 @@ CORPUS = [
         page_content="The Eiffel Tower is in Paris.",
         metadata={"source": "wiki/eiffel", "year": 1889},
     ),
-    Document(
-        id="louvre", page_content="The Louvre is the most visited museum.", metadata={"source": "wiki/louvre"}
-    ),
+    Document(id="louvre", page_content="The Louvre is the most visited museum.", metadata={"source": "wiki/louvre"}),
     Document(id="seine", page_content="The Seine flows through Paris.", metadata={"source": "wiki/seine"}),
     Document(id="rome", page_content="Rome is the capital of Italy.", metadata={"source": "wiki/rome"}),
-    Document(
-        id="berlin", page_content="Berlin is the capital of Germany.", metadata={"source": "wiki/berlin"}
-    ),
+    Document(id="berlin", page_content="Berlin is the capital of Germany.", metadata={"source": "wiki/berlin"}),
 ]
 
 ANSWER = "The Eiffel Tower is in Paris."
@@ -82,16 +78,9 @@ def join_docs(documents: list[Document]) -> str:
 
 def rag_chain(retriever: Runnable[Any, Any], responses: list[str] | None = None) -> Runnable[Any, str]:
     """The usual LCEL RAG recipe: retrieve → format → prompt → chat model → string."""
-    prompt = ChatPromptTemplate.from_template(
-        "Answer from the context.\nContext:\n{context}\nQuestion: {question}"
-    )
+    prompt = ChatPromptTemplate.from_template("Answer from the context.\nContext:\n{context}\nQuestion: {question}")
     model = FakeListChatModel(responses=responses or [ANSWER])
-    return (
-        {"context": retriever | join_docs, "question": RunnablePassthrough()}
-        | prompt
-        | model
-        | StrOutputParser()
-    )
+    return {"context": retriever | join_docs, "question": RunnablePassthrough()} | prompt | model | StrOutputParser()
 
 
 @pytest.fixture

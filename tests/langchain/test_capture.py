@@ -93,10 +93,7 @@ async def test_astream_takes_the_real_input_from_the_end_event(
 ) -> None:
     run_id = uuid.uuid4()
     chunks = [
-        c
-        async for c in rag_chain(retriever).astream(
-            QUESTION, config={"callbacks": [handler], "run_id": run_id}
-        )
+        c async for c in rag_chain(retriever).astream(QUESTION, config={"callbacks": [handler], "run_id": run_id})
     ]
     assert "".join(chunks) == ANSWER
     assert_rag_sample(sink.only(), QUESTION, expected_docs(QUESTION), run_id)
@@ -145,9 +142,7 @@ def test_with_config_attaches_the_handler_per_chain(
     handler: RagMetricsCallbackHandler,
     expected_docs: Callable[..., list[Document]],
 ) -> None:
-    chain = rag_chain(retriever, responses=[ANSWER] * 2).with_config(
-        callbacks=[handler], run_name="support-rag"
-    )
+    chain = rag_chain(retriever, responses=[ANSWER] * 2).with_config(callbacks=[handler], run_name="support-rag")
     chain.invoke(QUESTION)
     chain.invoke(QUESTIONS[1])
     assert [d.user_input for d in sink.drafts] == [QUESTION, QUESTIONS[1]]
@@ -181,14 +176,10 @@ def test_custom_reference_key(retriever: BaseRetriever, sink: RecordingSink) -> 
 def test_reference_that_is_not_text_is_dropped_with_a_note(
     retriever: BaseRetriever, sink: RecordingSink, handler: RagMetricsCallbackHandler
 ) -> None:
-    rag_chain(retriever).invoke(
-        QUESTION, config={"callbacks": [handler], "metadata": {"ragmetrics_reference": 42}}
-    )
+    rag_chain(retriever).invoke(QUESTION, config={"callbacks": [handler], "metadata": {"ragmetrics_reference": 42}})
     draft = sink.only().draft
     assert draft.reference is None
-    assert draft.metadata["ragmetrics.capture_notes"] == [
-        "metadata 'ragmetrics_reference' is a int, not a string"
-    ]
+    assert draft.metadata["ragmetrics.capture_notes"] == ["metadata 'ragmetrics_reference' is a int, not a string"]
 
 
 def test_long_texts_are_truncated_and_noted(retriever: BaseRetriever, sink: RecordingSink) -> None:
@@ -219,9 +210,7 @@ def test_runs_without_retrieval_are_skipped_unless_asked(sink: RecordingSink) ->
     assert (draft.user_input, draft.response, draft.contexts) == ("hi", "echo hi", [])
 
 
-def test_empty_retrieval_is_still_a_rag_sample(
-    sink: RecordingSink, handler: RagMetricsCallbackHandler
-) -> None:
+def test_empty_retrieval_is_still_a_rag_sample(sink: RecordingSink, handler: RagMetricsCallbackHandler) -> None:
     from tests.langchain.conftest import make_store
 
     empty = make_store([]).as_retriever()

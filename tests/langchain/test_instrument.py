@@ -21,18 +21,14 @@ def _always_uninstrument() -> Iterator[None]:
     uninstrument()
 
 
-def test_instrument_captures_runs_without_any_callback_config(
-    retriever: BaseRetriever, sink: RecordingSink
-) -> None:
+def test_instrument_captures_runs_without_any_callback_config(retriever: BaseRetriever, sink: RecordingSink) -> None:
     handler = instrument(sink)
     assert ragmetrics_langchain.instrumented_handler() is handler
     assert rag_chain(retriever).invoke(QUESTION) == ANSWER
     assert sink.only().draft.user_input == QUESTION
 
 
-def test_instrument_reaches_runs_started_in_other_threads(
-    retriever: BaseRetriever, sink: RecordingSink
-) -> None:
+def test_instrument_reaches_runs_started_in_other_threads(retriever: BaseRetriever, sink: RecordingSink) -> None:
     instrument(sink)
     chain = rag_chain(retriever, responses=[ANSWER] * 4)
     threads = [threading.Thread(target=chain.invoke, args=(f"{QUESTION} {i}",)) for i in range(4)]

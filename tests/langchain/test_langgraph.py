@@ -114,9 +114,7 @@ def test_interrupt_and_resume_give_one_sample_without_warnings(
     assert (stats.live_runs, stats.parked_interrupted, stats.tracked_children) == (0, 0, 0)
 
 
-def test_interrupt_without_resume_is_freed_after_the_ttl(
-    retriever: BaseRetriever, sink: RecordingSink
-) -> None:
+def test_interrupt_without_resume_is_freed_after_the_ttl(retriever: BaseRetriever, sink: RecordingSink) -> None:
     handler = RagMetricsCallbackHandler(sink, run_ttl_s=0.05)
     graph = build_graph(retriever, with_approval=True, checkpointer=MemorySaver())
     graph.invoke({"question": QUESTION}, config={"callbacks": [handler], "configurable": {"thread_id": "t"}})

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 from langchain_core.documents import Document
@@ -19,9 +20,7 @@ QUESTION = "Where is the Eiffel Tower?"
 PROMPT = ChatPromptTemplate.from_template("{context}\n{question}")
 
 EXTRA = [
-    Document(
-        id="tower-faq", page_content="The tower has three levels.", metadata={"source": "faq", "score": 0.75}
-    ),
+    Document(id="tower-faq", page_content="The tower has three levels.", metadata={"source": "faq", "score": 0.75}),
     # Same id as a corpus document: a duplicate across retrievers.
     Document(id="eiffel", page_content="The Eiffel Tower is in Paris.", metadata={"source": "mirror"}),
     # No id, same text twice: deduplicated by text.
@@ -123,9 +122,7 @@ def test_handler_on_an_inner_chain_treats_it_as_the_run(
     assert (item.draft.user_input, item.draft.response) == (QUESTION, ANSWER)
 
 
-def test_retriever_invoked_alone_is_not_a_sample(
-    sink: RecordingSink, handler: RagMetricsCallbackHandler
-) -> None:
+def test_retriever_invoked_alone_is_not_a_sample(sink: RecordingSink, handler: RagMetricsCallbackHandler) -> None:
     make_store().as_retriever().invoke(QUESTION, config={"callbacks": [handler]})
     assert sink.drafts == []
     stats = handler.stats()
@@ -141,10 +138,8 @@ def test_failed_retriever_leaves_the_others(sink: RecordingSink, handler: RagMet
     broken = Broken()
 
     def retrieve(question: str, config: RunnableConfig) -> str:
-        try:
+        with contextlib.suppress(ConnectionError):
             broken.invoke(question, config=config)
-        except ConnectionError:
-            pass
         return join_docs(vector.invoke(question, config=config))
 
     ({"context": RunnableLambda(retrieve), "question": RunnablePassthrough()} | _generate()).invoke(

@@ -66,9 +66,7 @@ async def test_async_chain_that_raises_frees_its_state(
     assert handler.stats().live_runs == 0 and handler.stats().runs_failed == 1
 
 
-def test_sink_that_raises_does_not_break_the_chain(
-    retriever: BaseRetriever, caplog: pytest.LogCaptureFixture
-) -> None:
+def test_sink_that_raises_does_not_break_the_chain(retriever: BaseRetriever, caplog: pytest.LogCaptureFixture) -> None:
     sink = ExplodingSink()
     handler = RagMetricsCallbackHandler(sink)  # type: ignore[arg-type]
     chain = rag_chain(retriever, responses=[ANSWER] * 3)
@@ -114,9 +112,7 @@ def test_malformed_run_contents_are_captured_as_far_as_possible(
     handler.on_chain_start(None, {"question": 42}, run_id=root, metadata={"ragmetrics_reference": ["a"]})
     handler.on_retriever_start(None, "q", run_id=retriever_run, parent_run_id=root)
     good = Document(page_content="kept", id="k", metadata={"embedding": [0.1] * 1000, "ok": "yes"})
-    handler.on_retriever_end(
-        [None, {"page_content": "a dict"}, good, Document(page_content="")], run_id=retriever_run
-    )
+    handler.on_retriever_end([None, {"page_content": "a dict"}, good, Document(page_content="")], run_id=retriever_run)
     handler.on_chain_end({"answer": 7, "other": None}, run_id=root)
     draft = sink.only().draft
     assert draft.user_input == "" and draft.response == "" and draft.reference is None
@@ -269,9 +265,7 @@ def test_evaluator_without_submit_is_rejected() -> None:
 def test_documents_not_sharing_state_across_handlers(retriever: BaseRetriever) -> None:
     first, second = RecordingSink(), RecordingSink()
     chain = rag_chain(retriever, responses=[ANSWER])
-    chain.invoke(
-        QUESTION, config={"callbacks": [RagMetricsCallbackHandler(first), RagMetricsCallbackHandler(second)]}
-    )
+    chain.invoke(QUESTION, config={"callbacks": [RagMetricsCallbackHandler(first), RagMetricsCallbackHandler(second)]})
     assert first.only().draft == second.only().draft
     assert first.only().draft is not second.only().draft
 

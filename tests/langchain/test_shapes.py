@@ -64,9 +64,7 @@ def test_dict_output_uses_the_usual_answer_key(
 
 
 def test_dict_output_with_a_configured_answer_key(retriever: BaseRetriever, sink: RecordingSink) -> None:
-    chain = _answer_with_sources(retriever) | RunnableLambda(
-        lambda d: {"reply": d["answer"], "sources": d["context"]}
-    )
+    chain = _answer_with_sources(retriever) | RunnableLambda(lambda d: {"reply": d["answer"], "sources": d["context"]})
     chain.invoke(QUESTION, config={"callbacks": [RagMetricsCallbackHandler(sink, answer_key="reply")]})
     chain.invoke(QUESTION, config={"callbacks": [RagMetricsCallbackHandler(sink)]})
     configured, guessed = sink.drafts
@@ -83,12 +81,8 @@ def test_dict_input_with_a_configured_input_key(retriever: BaseRetriever, sink: 
         "context": retriever | join_docs,
         "question": RunnablePassthrough(),
     }
-    chain = (
-        chain | PROMPT | FakeListChatModel(responses=[ANSWER, ANSWER]) | RunnableLambda(lambda m: m.content)
-    )
-    chain.invoke(
-        {"q": QUESTION, "user": "u1"}, config={"callbacks": [RagMetricsCallbackHandler(sink, input_key="q")]}
-    )
+    chain = chain | PROMPT | FakeListChatModel(responses=[ANSWER, ANSWER]) | RunnableLambda(lambda m: m.content)
+    chain.invoke({"q": QUESTION, "user": "u1"}, config={"callbacks": [RagMetricsCallbackHandler(sink, input_key="q")]})
     chain.invoke({"q": QUESTION, "user": "u1"}, config={"callbacks": [RagMetricsCallbackHandler(sink)]})
     configured, guessed = sink.drafts
     assert configured.user_input == QUESTION
@@ -118,9 +112,7 @@ def test_chat_message_input_uses_the_last_human_turn(
 def test_content_block_messages_are_joined(
     retriever: BaseRetriever, sink: RecordingSink, handler: RagMetricsCallbackHandler
 ) -> None:
-    blocks = AIMessage(
-        content=[{"type": "text", "text": "The Eiffel "}, {"type": "image", "url": "x"}, "Tower."]
-    )
+    blocks = AIMessage(content=[{"type": "text", "text": "The Eiffel "}, {"type": "image", "url": "x"}, "Tower."])
     chain = RunnableLambda(lambda d: d["question"]) | retriever | RunnableLambda(lambda _docs: blocks)
     chain.invoke({"question": QUESTION}, config={"callbacks": [handler]})
     draft = sink.only().draft

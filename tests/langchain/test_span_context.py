@@ -106,9 +106,7 @@ def openinference(provider: TracerProvider) -> Iterator[Any]:
 def _root_chain_span(exporter: InMemorySpanExporter) -> Any:
     """OpenInference's span for the top-level run: the LangChain span whose parent is not a LangChain span."""
     spans = exporter.get_finished_spans()
-    langchain_ids = {
-        s.context.span_id for s in spans if s.attributes and "openinference.span.kind" in s.attributes
-    }
+    langchain_ids = {s.context.span_id for s in spans if s.attributes and "openinference.span.kind" in s.attributes}
     (root,) = [
         s
         for s in spans
