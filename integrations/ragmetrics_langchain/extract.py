@@ -106,23 +106,28 @@ def truncate(text: str, limit: int) -> tuple[str, bool]:
     return text[:limit], True
 
 
+_SCALARS = (bool, int, float, type(None))
+
+
 def _plain_metadata(metadata: Any) -> dict[str, Any]:
     """Scalar metadata only: bounded in size and safe to serialise (no embeddings or client objects)."""
-    if not isinstance(metadata, Mapping):
+    if not isinstance(metadata, dict) or not metadata:
         return {}
     plain: dict[str, Any] = {}
     for key, value in metadata.items():
         if isinstance(value, str):
-            plain[str(key)] = value[:METADATA_STRING_LIMIT]
-        elif value is None or isinstance(value, bool | int | float):
+            plain[str(key)] = value if len(value) <= METADATA_STRING_LIMIT else value[:METADATA_STRING_LIMIT]
+        elif isinstance(value, _SCALARS):
             plain[str(key)] = value
     return plain
 
 
-def _score(metadata: Mapping[str, Any]) -> float | None:
+def _score(metadata: dict[str, Any]) -> float | None:
+    if not metadata:
+        return None
     for key in SCORE_METADATA_KEYS:
         value = metadata.get(key)
-        if isinstance(value, int | float) and not isinstance(value, bool):
+        if value is not None and isinstance(value, (int, float)) and not isinstance(value, bool):
             return float(value)
     return None
 
@@ -149,9 +154,9 @@ def contexts_from_documents(
                 continue
             seen.add(key)
             metadata = _plain_metadata(getattr(document, "metadata", None))
-            text, cut = truncate(text, max_text_chars)
-            if cut:
+            if len(text) > max_text_chars:
                 notes.append(f"context {len(contexts)} truncated to {max_text_chars} characters")
+                text = text[:max_text_chars]
             contexts.append(ContextDraft(text=text, id=doc_id, score=_score(metadata), metadata=metadata))
     if skipped:
         notes.append(f"{skipped} retrieved item(s) without a text page_content were left out")

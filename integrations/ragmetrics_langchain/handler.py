@@ -150,7 +150,7 @@ class RagMetricsCallbackHandler(BaseCallbackHandler):
         **kwargs: Any,
     ) -> None:
         try:
-            if parent_run_id is not None and self._runs.start_child(run_id, parent_run_id, retriever=False):
+            if parent_run_id is not None and self._runs.start_child(run_id.int, parent_run_id.int, retriever=False):
                 return
             self._start_root(serialized, inputs, run_id, tags, metadata, kwargs)
         except Exception as error:
@@ -158,7 +158,7 @@ class RagMetricsCallbackHandler(BaseCallbackHandler):
 
     def on_chain_end(self, outputs: Any, *, run_id: UUID, parent_run_id: UUID | None = None, **kwargs: Any) -> None:
         try:
-            record = self._runs.finish_root(run_id)
+            record = self._runs.finish_root(run_id.int)
             if record is not None:
                 self._finish_root(record, outputs, kwargs.get("inputs"))
         except Exception as error:
@@ -169,8 +169,8 @@ class RagMetricsCallbackHandler(BaseCallbackHandler):
     ) -> None:
         try:
             if _is_interrupt(error):
-                self._runs.mark_interrupted(run_id)
-            record = self._runs.finish_root(run_id)
+                self._runs.mark_interrupted(run_id.int)
+            record = self._runs.finish_root(run_id.int)
             if record is None:
                 return
             if record.interrupted:
@@ -194,7 +194,7 @@ class RagMetricsCallbackHandler(BaseCallbackHandler):
         **kwargs: Any,
     ) -> None:
         try:
-            if parent_run_id is None or not self._runs.start_child(run_id, parent_run_id, retriever=True):
+            if parent_run_id is None or not self._runs.start_child(run_id.int, parent_run_id.int, retriever=True):
                 self._runs.note_orphan()
         except Exception as error:
             self._callback_failed("on_retriever_start", error)
@@ -203,7 +203,7 @@ class RagMetricsCallbackHandler(BaseCallbackHandler):
         self, documents: Sequence[Any], *, run_id: UUID, parent_run_id: UUID | None = None, **kwargs: Any
     ) -> None:
         try:
-            self._runs.end_retriever(run_id, documents)
+            self._runs.end_retriever(run_id.int, documents)
         except Exception as error:
             self._callback_failed("on_retriever_end", error)
 
@@ -222,7 +222,7 @@ class RagMetricsCallbackHandler(BaseCallbackHandler):
         # Tools matter only as links: an agent's retriever tool runs its retriever under the tool run.
         try:
             if parent_run_id is not None:
-                self._runs.start_child(run_id, parent_run_id, retriever=False)
+                self._runs.start_child(run_id.int, parent_run_id.int, retriever=False)
         except Exception as error:
             self._callback_failed("on_tool_start", error)
 

@@ -1,6 +1,7 @@
 """Live run state: one record per root run, found from any descendant in one dict lookup.
 
-A child is registered under its parent's root when it starts (a parent always starts before its
+Runs are keyed by ``UUID.int``: a ``UUID`` hashes in Python code, an ``int`` in C, and these dicts are
+touched several times per event. A child is registered under its parent's root when it starts (a parent always starts before its
 children), so finding the root of a retriever nested at any depth never walks a chain of parents later.
 Every operation holds one small lock for a few dict operations; records are freed when their root ends
 or errors, when they outlive ``run_ttl_s``, or, oldest first, when more than ``max_runs`` are live.
@@ -36,7 +37,7 @@ class RootRun:
     start_ns: int
     started_at: float
     retrievals: list[Sequence[Any] | None] = field(default_factory=list)
-    children: list[UUID] = field(default_factory=list)
+    children: list[int] = field(default_factory=list)
     interrupted: bool = False
     resumed: bool = False
 
@@ -58,11 +59,11 @@ class RunTable:
         self._max_runs = max_runs
         self._ttl = run_ttl_s
         self._lock = threading.Lock()
-        self._roots: dict[UUID, RootRun] = {}
+        self._roots: dict[int, RootRun] = {}
         # child run id -> (its root, its retrieval slot or -1)
-        self._owner: dict[UUID, tuple[RootRun, int]] = {}
+        self._owner: dict[int, tuple[RootRun, int]] = {}
         # ids of evicted runs, so that their late children are ignored instead of becoming new roots
-        self._evicted: OrderedDict[UUID, None] = OrderedDict()
+        self._evicted: OrderedDict[int, None] = OrderedDict()
         # interrupted LangGraph runs waiting for their resume, by thread id
         self._parked: OrderedDict[str, tuple[RootRun, float]] = OrderedDict()
         self._evicted_expired = 0
@@ -81,9 +82,9 @@ class RunTable:
                 parked = self._parked.pop(record.thread_id, None)
                 if parked is not None:
                     self._resume(record, parked[0])
-            self._roots[record.run_id] = record
+            self._roots[record.run_id.int] = record
 
-    def start_child(self, run_id: UUID, parent_run_id: UUID, retriever: bool) -> bool:
+    def start_child(self, run_id: int, parent_run_id: int, retriever: bool) -> bool:
         """Register a run under its parent's root; ``False`` when the parent is not ours."""
         with self._lock:
             root = self._roots.get(parent_run_id)
@@ -109,12 +110,12 @@ class RunTable:
 
     # -- events inside a run ------------------------------------------------------------------------
 
-    def end_retriever(self, run_id: UUID, documents: Sequence[Any]) -> None:
+    def end_retriever(self, run_id: int, documents: Sequence[Any]) -> None:
         owner = self._owner.get(run_id)
         if owner is not None and owner[1] >= 0:
             owner[0].retrievals[owner[1]] = documents
 
-    def mark_interrupted(self, run_id: UUID) -> None:
+    def mark_interrupted(self, run_id: int) -> None:
         root = self._roots.get(run_id)
         if root is None:
             owner = self._owner.get(run_id)
@@ -124,7 +125,7 @@ class RunTable:
 
     # -- ends ---------------------------------------------------------------------------------------
 
-    def finish_root(self, run_id: UUID) -> RootRun | None:
+    def finish_root(self, run_id: int) -> RootRun | None:
         """Remove and return the root record if ``run_id`` is a live root (``None`` for anything else)."""
         if run_id not in self._roots:  # the common case: a child ending, no lock taken
             return None
@@ -187,9 +188,9 @@ class RunTable:
             self._evicted_expired += 1
 
     def _evict(self, record: RootRun) -> None:
-        del self._roots[record.run_id]
+        del self._roots[record.run_id.int]
         self._forget_children(record)
-        self._remember_evicted(record.run_id)
+        self._remember_evicted(record.run_id.int)
         for child in record.children:
             self._remember_evicted(child)
 
@@ -198,7 +199,7 @@ class RunTable:
         for child in record.children:
             owner.pop(child, None)
 
-    def _remember_evicted(self, run_id: UUID) -> None:
+    def _remember_evicted(self, run_id: int) -> None:
         self._evicted[run_id] = None
         while len(self._evicted) > 4 * self._max_runs:
             self._evicted.popitem(last=False)
