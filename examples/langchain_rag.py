@@ -1,0 +1,144 @@
+"""Score a LangChain RAG chain's live answers, offline, with one callback.
+
+    pip install "ragmetrics[langchain,otel]"
+    python examples/langchain_rag.py
+
+The chain is a plain LCEL RAG chain: an in-memory vector store over a few bundled documents (a small
+bag-of-words embedding, so retrieval follows word overlap), a prompt, a scripted chat model standing in for
+the LLM, and a string parser. ``RagMetricsCallbackHandler`` captures each run and hands it to the
+``OnlineEvaluator``, which scores it in the background with the embedded offline judge and calls
+``print_scores`` for each result. The scripted answers include a faithful one, a hallucinated one and one
+given over noisy retrieval, so the scores differ.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import re
+import threading
+
+from langchain_core.documents import Document
+from langchain_core.embeddings import Embeddings
+from langchain_core.language_models import FakeListChatModel
+from langchain_core.output_parsers import StrOutputParser
+from langchain_core.prompts import ChatPromptTemplate
+from langchain_core.runnables import RunnablePassthrough
+from langchain_core.vectorstores import InMemoryVectorStore
+
+from ragmetrics_core.online import CallbackEmitter, EvaluationRecord, OnlineEvaluator
+from ragmetrics_langchain import RagMetricsCallbackHandler
+
+CORPUS = [
+    ("eiffel", "The Eiffel Tower is a wrought-iron lattice tower in Paris, completed in 1889."),
+    ("eiffel-height", "The Eiffel Tower is 330 metres tall."),
+    ("louvre", "The Louvre in Paris is the most visited art museum in the world."),
+    ("mona-lisa", "The Mona Lisa, painted by Leonardo da Vinci, hangs in the Louvre."),
+    ("seine", "The Seine is a river that flows through Paris into the English Channel."),
+    ("rome", "Rome is the capital of Italy and home to the Colosseum."),
+    ("colosseum", "The Colosseum in Rome was completed in 80 AD."),
+    ("berlin", "Berlin is the capital of Germany."),
+]
+
+# question, scripted answer (what the "LLM" says), reference answer (for reference-based metrics)
+TURNS = [
+    (
+        "When was the Eiffel Tower completed?",
+        "The Eiffel Tower was completed in 1889.",
+        "The Eiffel Tower was completed in 1889.",
+    ),
+    (
+        "Who painted the Mona Lisa?",
+        "The Mona Lisa was painted by Vincent van Gogh in 1920.",  # hallucinated
+        "Leonardo da Vinci painted the Mona Lisa.",
+    ),
+    (
+        "Which river flows through Paris and how tall is the tower?",
+        "The Seine flows through Paris, and the Eiffel Tower is 330 metres tall.",
+        "The Seine flows through Paris. The Eiffel Tower is 330 metres tall.",
+    ),
+    (
+        "What is the capital of Germany?",
+        "Berlin is the capital of Germany, and Rome is the capital of Italy.",  # answered over noisy retrieval
+        "Berlin is the capital of Germany.",
+    ),
+]
+
+SHOWN_METRICS = ("faithfulness", "hallucination", "context_precision", "context_recall", "overall_f1")
+
+
+class BagOfWordsEmbeddings(Embeddings):
+    """Hashed bag-of-words vectors: offline and deterministic, and documents sharing words end up close."""
+
+    def __init__(self, size: int = 256) -> None:
+        self.size = size
+
+    def _embed(self, text: str) -> list[float]:
+        vector = [0.0] * self.size
+        for word in re.findall(r"[a-z0-9]+", text.lower()):
+            if len(word) > 2:
+                vector[int(hashlib.sha1(word.encode()).hexdigest(), 16) % self.size] += 1.0
+        norm = math.sqrt(sum(v * v for v in vector)) or 1.0
+        return [v / norm for v in vector]
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        return [self._embed(text) for text in texts]
+
+    def embed_query(self, text: str) -> list[float]:
+        return self._embed(text)
+
+
+def build_chain() -> object:
+    store = InMemoryVectorStore(BagOfWordsEmbeddings())
+    store.add_documents([Document(id=doc_id, page_content=text, metadata={"source": doc_id}) for doc_id, text in CORPUS])
+    retriever = store.as_retriever(search_kwargs={"k": 3})
+    prompt = ChatPromptTemplate.from_template(
+        "Answer the question from the context only.\nContext:\n{context}\n\nQuestion: {question}"
+    )
+    model = FakeListChatModel(responses=[answer for _, answer, _ in TURNS])
+
+    def format_docs(documents: list[Document]) -> str:
+        return "\n".join(document.page_content for document in documents)
+
+    return {"context": retriever | format_docs, "question": RunnablePassthrough()} | prompt | model | StrOutputParser()
+
+
+_print_lock = threading.Lock()
+
+
+def print_scores(record: EvaluationRecord) -> None:
+    """Runs on the emitter thread, once per scored run."""
+    with _print_lock:
+        question = record.sample.user_input if record.sample else "?"
+        print(f"\nQ: {question}")
+        if record.sample is not None:
+            print(f"A: {record.sample.response}")
+            print("   retrieved: " + ", ".join(str(c.id) for c in record.sample.contexts))
+        if not record.ok:
+            print(f"   not scored: {record.error}")
+            return
+        for metric in SHOWN_METRICS:
+            score = record.scores.get(metric)
+            if score is None:
+                continue
+            value = "undetermined" if score.score is None else f"{score.score:.2f}"
+            label = f" ({score.label})" if score.label else ""
+            print(f"   {metric:<20} {value}{label}")
+
+
+def main() -> None:
+    online = OnlineEvaluator(emitters=[CallbackEmitter(print_scores)])
+    handler = RagMetricsCallbackHandler(online)
+    chain = build_chain()
+    for question, _answer, reference in TURNS:
+        # The reference is only for this offline demo; production runs are scored without one.
+        chain.invoke(question, config={"callbacks": [handler], "metadata": {"ragmetrics_reference": reference}})
+    if not online.flush(timeout_s=120):
+        print("warning: not every run was scored within 120 s")
+    online.shutdown(timeout_s=10)
+    stats = handler.stats()
+    print(f"\ncaptured {stats.samples_submitted} runs; pipeline: {online.stats()}")
+
+
+if __name__ == "__main__":
+    main()
