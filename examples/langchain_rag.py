@@ -23,7 +23,7 @@ from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import FakeListChatModel
 from langchain_core.output_parsers import StrOutputParser
 from langchain_core.prompts import ChatPromptTemplate
-from langchain_core.runnables import RunnablePassthrough
+from langchain_core.runnables import Runnable, RunnablePassthrough
 from langchain_core.vectorstores import InMemoryVectorStore
 
 from ragmetrics_core.online import CallbackEmitter, EvaluationRecord, OnlineEvaluator
@@ -64,7 +64,14 @@ TURNS = [
     ),
 ]
 
-SHOWN_METRICS = ("faithfulness", "hallucination", "context_precision", "context_recall", "overall_f1")
+SHOWN_METRICS = (
+    "faithfulness",
+    "hallucination",
+    "noise_sensitivity_irrelevant",
+    "chunk_precision",
+    "context_recall",
+    "overall_f1",
+)
 
 
 class BagOfWordsEmbeddings(Embeddings):
@@ -88,9 +95,9 @@ class BagOfWordsEmbeddings(Embeddings):
         return self._embed(text)
 
 
-def build_chain() -> object:
+def build_chain() -> Runnable[str, str]:
     store = InMemoryVectorStore(BagOfWordsEmbeddings())
-    store.add_documents([Document(id=doc_id, page_content=text, metadata={"source": doc_id}) for doc_id, text in CORPUS])
+    store.add_documents([Document(id=key, page_content=text, metadata={"source": key}) for key, text in CORPUS])
     retriever = store.as_retriever(search_kwargs={"k": 3})
     prompt = ChatPromptTemplate.from_template(
         "Answer the question from the context only.\nContext:\n{context}\n\nQuestion: {question}"
@@ -123,7 +130,7 @@ def print_scores(record: EvaluationRecord) -> None:
                 continue
             value = "undetermined" if score.score is None else f"{score.score:.2f}"
             label = f" ({score.label})" if score.label else ""
-            print(f"   {metric:<20} {value}{label}")
+            print(f"   {metric:<29} {value}{label}")
 
 
 def main() -> None:
@@ -136,8 +143,11 @@ def main() -> None:
     if not online.flush(timeout_s=120):
         print("warning: not every run was scored within 120 s")
     online.shutdown(timeout_s=10)
-    stats = handler.stats()
-    print(f"\ncaptured {stats.samples_submitted} runs; pipeline: {online.stats()}")
+    pipeline = online.stats()
+    print(
+        f"\ncaptured {handler.stats().samples_submitted} runs; "
+        f"scored {pipeline.completed}, failed {pipeline.failed}, not sampled {pipeline.not_sampled}"
+    )
 
 
 if __name__ == "__main__":

@@ -1,8 +1,9 @@
 """Live run state: one record per root run, found from any descendant in one dict lookup.
 
-Runs are keyed by ``UUID.int``: a ``UUID`` hashes in Python code, an ``int`` in C, and these dicts are
-touched several times per event. A child is registered under its parent's root when it starts (a parent always starts before its
-children), so finding the root of a retriever nested at any depth never walks a chain of parents later.
+A child is registered under its parent's root when it starts (a parent always starts before its children),
+so finding the root of a retriever nested at any depth never walks a chain of parents later. Runs are keyed
+by ``UUID.int``: a ``UUID`` hashes in Python code, an ``int`` in C, and these dicts are touched several
+times per event.
 Every operation holds one small lock for a few dict operations; records are freed when their root ends
 or errors, when they outlive ``run_ttl_s``, or, oldest first, when more than ``max_runs`` are live.
 """
