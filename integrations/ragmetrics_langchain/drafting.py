@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ragmetrics_core.online.types import Origin, SampleDraft
-from ragmetrics_langchain.extract import contexts_from_documents, describe, output_text, truncate
+from ragmetrics_langchain.extract import contexts_from_documents, describe, output_text
 from ragmetrics_langchain.runs import RootRun
 
 FRAMEWORK = "langchain"
@@ -35,25 +35,25 @@ def build(record: RootRun, outputs: Any, options: CaptureOptions) -> tuple[Sampl
     if user_input is None:
         user_input = ""
         notes.append(f"no user input text found in {record.input_note or 'the run input'}; set input_key")
-    user_input, cut = truncate(user_input, limit)
-    if cut:
+    elif len(user_input) > limit:
+        user_input = user_input[:limit]
         notes.append(f"user_input truncated to {limit} characters")
 
     response = output_text(outputs, options.answer_key)
     if response is None:
         response = ""
         notes.append(f"no response text found in {describe(outputs)}; set answer_key")
-    response, cut = truncate(response, limit)
-    if cut:
+    elif len(response) > limit:
+        response = response[:limit]
         notes.append(f"response truncated to {limit} characters")
 
     reference = record.reference
-    if reference is not None and not isinstance(reference, str):
-        notes.append(f"metadata {options.reference_metadata_key!r} is a {type(reference).__name__}, not a string")
-        reference = None
     if reference is not None:
-        reference, cut = truncate(reference, limit)
-        if cut:
+        if not isinstance(reference, str):
+            notes.append(f"metadata {options.reference_metadata_key!r} is a {type(reference).__name__}, not a string")
+            reference = None
+        elif len(reference) > limit:
+            reference = reference[:limit]
             notes.append(f"reference truncated to {limit} characters")
 
     contexts = contexts_from_documents(record.retrievals, limit, notes)

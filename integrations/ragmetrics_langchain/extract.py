@@ -100,12 +100,6 @@ def describe(value: Any) -> str:
     return type(value).__name__
 
 
-def truncate(text: str, limit: int) -> tuple[str, bool]:
-    if len(text) <= limit:
-        return text, False
-    return text[:limit], True
-
-
 _SCALARS = (bool, int, float, type(None))
 
 
@@ -136,7 +130,8 @@ def contexts_from_documents(
     batches: Sequence[Sequence[Any] | None], max_text_chars: int, notes: list[str]
 ) -> list[ContextDraft]:
     """Documents of every retrieval, in retrieval order, deduplicated by id (or by text when unnamed)."""
-    seen: set[tuple[str, str]] = set()
+    seen_ids: set[str] = set()
+    seen_texts: set[str] = set()
     contexts: list[ContextDraft] = []
     skipped = 0
     for batch in batches:
@@ -144,20 +139,25 @@ def contexts_from_documents(
             continue
         for document in batch:
             text = getattr(document, "page_content", None)
-            if not isinstance(text, str):
+            if type(text) is not str and not isinstance(text, str):
                 skipped += 1
                 continue
             raw_id = getattr(document, "id", None)
-            doc_id = None if raw_id is None else str(raw_id)
-            key = ("id", doc_id) if doc_id is not None else ("text", text)
-            if key in seen:
-                continue
-            seen.add(key)
+            if raw_id is None:
+                if text in seen_texts:
+                    continue
+                seen_texts.add(text)
+                doc_id = None
+            else:
+                doc_id = raw_id if type(raw_id) is str else str(raw_id)
+                if doc_id in seen_ids:
+                    continue
+                seen_ids.add(doc_id)
             metadata = _plain_metadata(getattr(document, "metadata", None))
             if len(text) > max_text_chars:
                 notes.append(f"context {len(contexts)} truncated to {max_text_chars} characters")
                 text = text[:max_text_chars]
-            contexts.append(ContextDraft(text=text, id=doc_id, score=_score(metadata), metadata=metadata))
+            contexts.append(ContextDraft(text, doc_id, _score(metadata), metadata))
     if skipped:
         notes.append(f"{skipped} retrieved item(s) without a text page_content were left out")
     return contexts

@@ -123,12 +123,10 @@ class RagMetricsCallbackHandler(BaseCallbackHandler):
         self._counts_lock = threading.Lock()
         self._counts: dict[str, int] = dict.fromkeys(
             (
-                "runs_started",
                 "samples_submitted",
                 "skipped_no_retrieval",
                 "runs_failed",
                 "runs_interrupted",
-                "runs_resumed",
                 "submit_failures",
                 "callback_failures",
             ),
@@ -150,7 +148,7 @@ class RagMetricsCallbackHandler(BaseCallbackHandler):
         **kwargs: Any,
     ) -> None:
         try:
-            if parent_run_id is not None and self._runs.start_child(run_id.int, parent_run_id.int, retriever=False):
+            if parent_run_id is not None and self._runs.start_child(run_id.int, parent_run_id.int, False):
                 return
             self._start_root(serialized, inputs, run_id, tags, metadata, kwargs)
         except Exception as error:
@@ -194,7 +192,7 @@ class RagMetricsCallbackHandler(BaseCallbackHandler):
         **kwargs: Any,
     ) -> None:
         try:
-            if parent_run_id is None or not self._runs.start_child(run_id.int, parent_run_id.int, retriever=True):
+            if parent_run_id is None or not self._runs.start_child(run_id.int, parent_run_id.int, True):
                 self._runs.note_orphan()
         except Exception as error:
             self._callback_failed("on_retriever_start", error)
@@ -222,7 +220,7 @@ class RagMetricsCallbackHandler(BaseCallbackHandler):
         # Tools matter only as links: an agent's retriever tool runs its retriever under the tool run.
         try:
             if parent_run_id is not None:
-                self._runs.start_child(run_id.int, parent_run_id.int, retriever=False)
+                self._runs.start_child(run_id.int, parent_run_id.int, False)
         except Exception as error:
             self._callback_failed("on_tool_start", error)
 
@@ -234,6 +232,8 @@ class RagMetricsCallbackHandler(BaseCallbackHandler):
         table = self._runs.stats()
         return HandlerStats(
             **counts,
+            runs_started=table.runs_started,
+            runs_resumed=table.runs_resumed,
             live_runs=table.live_runs,
             tracked_children=table.tracked_children,
             parked_interrupted=table.parked_interrupted,
@@ -267,7 +267,7 @@ class RagMetricsCallbackHandler(BaseCallbackHandler):
             user_input=user_input,
             input_note=None if user_input is not None else describe(inputs),
             reference=run_metadata.get(self._options.reference_metadata_key),
-            tags=tuple(tag for tag in tags or () if isinstance(tag, str)),
+            tags=tuple(tags) if isinstance(tags, list) else (),
             metadata=plain_run_metadata(run_metadata, self._options.reference_metadata_key),
             thread_id=str(thread_id) if thread_id is not None else None,
             span=own_span or current_span_ids(),
@@ -276,9 +276,6 @@ class RagMetricsCallbackHandler(BaseCallbackHandler):
             started_at=now_mono,
         )
         self._runs.start_root(record)
-        self._count("runs_started")
-        if record.resumed:
-            self._count("runs_resumed")
 
     def _finish_root(self, record: RootRun, outputs: Any, end_inputs: Any) -> None:
         if record.interrupted:

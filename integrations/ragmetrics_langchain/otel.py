@@ -44,19 +44,24 @@ def _ids(span: Any) -> SpanIds | None:
 def current_span_ids() -> SpanIds:
     if _trace is None:
         return NO_SPAN
-    return _ids(_trace.get_current_span()) or NO_SPAN
+    span = _trace.get_current_span()
+    if span is _trace.INVALID_SPAN:  # the common case without tracing: no span context to read
+        return NO_SPAN
+    return _ids(span) or NO_SPAN
 
 
 def openinference_span_ids(run_id: UUID) -> SpanIds | None:
     """The span OpenInference opened for ``run_id``, when the app instrumented LangChain with it.
 
-    Only looks at an instrumentor the app already imported; never imports or enables one.
+    Only looks at an instrumentor the app already created; never imports, creates or enables one.
     """
     module = sys.modules.get(_OPENINFERENCE_LANGCHAIN)
     if module is None:
         return None
-    instrumentor = module.LangChainInstrumentor()  # a singleton: this returns the app's instance
-    if getattr(instrumentor, "_tracer", None) is None:  # not instrumented (get_span would print a warning)
+    # BaseInstrumentor is a singleton kept in ``_instance``; its ``_tracer`` is None unless instrumented.
+    instrumentor = getattr(module.LangChainInstrumentor, "_instance", None)
+    tracer = getattr(instrumentor, "_tracer", None)
+    if tracer is None:
         return None
-    span = instrumentor.get_span(run_id)
+    span = tracer.get_span(run_id)
     return None if span is None else _ids(span)

@@ -45,6 +45,8 @@ class RootRun:
 
 @dataclass(slots=True, frozen=True)
 class RunTableStats:
+    runs_started: int
+    runs_resumed: int
     live_runs: int
     tracked_children: int
     parked_interrupted: int
@@ -67,6 +69,8 @@ class RunTable:
         self._evicted: OrderedDict[int, None] = OrderedDict()
         # interrupted LangGraph runs waiting for their resume, by thread id
         self._parked: OrderedDict[str, tuple[RootRun, float]] = OrderedDict()
+        self._runs_started = 0
+        self._runs_resumed = 0
         self._evicted_expired = 0
         self._evicted_overflow = 0
         self._ignored_orphans = 0
@@ -83,7 +87,9 @@ class RunTable:
                 parked = self._parked.pop(record.thread_id, None)
                 if parked is not None:
                     self._resume(record, parked[0])
+                    self._runs_resumed += 1
             self._roots[record.run_id.int] = record
+            self._runs_started += 1
 
     def start_child(self, run_id: int, parent_run_id: int, retriever: bool) -> bool:
         """Register a run under its parent's root; ``False`` when the parent is not ours."""
@@ -151,6 +157,8 @@ class RunTable:
     def stats(self) -> RunTableStats:
         with self._lock:
             return RunTableStats(
+                runs_started=self._runs_started,
+                runs_resumed=self._runs_resumed,
                 live_runs=len(self._roots),
                 tracked_children=len(self._owner),
                 parked_interrupted=len(self._parked),
