@@ -2,9 +2,11 @@
 
 One offline LCEL RAG chain (in-memory vector store, fake embeddings, fake chat model), measured in one
 process with the variants interleaved in shuffled order over many rounds, for ``invoke`` and ``ainvoke``.
-Added latency = a variant's median (p99) per-call wall time minus the bare chain's median (p99). Wall time
-on a shared machine is noisy, so the added CPU time of the whole process per call (mean) is printed too:
-it counts the work a variant adds, including its other threads, and is barely moved by other processes.
+Each round runs a block of calls per variant (in shuffled order). Added p50 = the median over rounds of
+(variant's block median - bare chain's block median in the same round): pairing by round cancels the load
+drift of a shared machine. Added p99 = p99 of all the variant's calls - p99 of all bare calls. Added CPU =
+the same paired median of process CPU time per call (all threads: it counts the work a variant adds,
+including its background threads, and moves less than wall time with other processes' load).
 
 Peers export nowhere that blocks: Langfuse gets fake keys, a closed 127.0.0.1 port and a span exporter that
 drops spans; OpenInference gets a tracer provider whose exporter drops spans. OpenInference instruments
@@ -117,8 +119,15 @@ class Variant:
     around: Callable[[], AbstractContextManager[None]] = nullcontext
     sync_ns: list[int] = field(default_factory=list)
     async_ns: list[int] = field(default_factory=list)
-    sync_cpu_ns: int = 0
-    async_cpu_ns: int = 0
+    # per round: median wall time of the block, CPU time per call in the block (ns)
+    sync_blocks: list[float] = field(default_factory=list)
+    async_blocks: list[float] = field(default_factory=list)
+    sync_cpu: list[float] = field(default_factory=list)
+    async_cpu: list[float] = field(default_factory=list)
+
+    def clear(self) -> None:
+        for values in (self.sync_ns, self.async_ns, self.sync_blocks, self.async_blocks, self.sync_cpu, self.async_cpu):
+            values.clear()
 
 
 def langfuse_handler() -> BaseCallbackHandler | None:
@@ -161,20 +170,26 @@ def openinference_switch() -> Callable[[], AbstractContextManager[None]] | None:
 def run_round(chain: Runnable[str, str], variant: Variant, calls: int, loop: asyncio.AbstractEventLoop) -> None:
     config: Any = {"callbacks": variant.callbacks}
     with variant.around():
+        block: list[int] = []
         cpu = time.process_time_ns()
         for i in range(calls):
             question = QUESTIONS[i % len(QUESTIONS)]
             start = time.perf_counter_ns()
             chain.invoke(question, config=config)
-            variant.sync_ns.append(time.perf_counter_ns() - start)
-        variant.sync_cpu_ns += time.process_time_ns() - cpu
+            block.append(time.perf_counter_ns() - start)
+        variant.sync_cpu.append((time.process_time_ns() - cpu) / calls)
+        variant.sync_blocks.append(statistics.median(block))
+        variant.sync_ns.extend(block)
+        block = []
         cpu = time.process_time_ns()
         for i in range(calls):
             question = QUESTIONS[i % len(QUESTIONS)]
             start = time.perf_counter_ns()
             loop.run_until_complete(chain.ainvoke(question, config=config))
-            variant.async_ns.append(time.perf_counter_ns() - start)
-        variant.async_cpu_ns += time.process_time_ns() - cpu
+            block.append(time.perf_counter_ns() - start)
+        variant.async_cpu.append((time.process_time_ns() - cpu) / calls)
+        variant.async_blocks.append(statistics.median(block))
+        variant.async_ns.extend(block)
 
 
 def percentile(values: list[int], q: float) -> float:
@@ -184,8 +199,8 @@ def percentile(values: list[int], q: float) -> float:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--rounds", type=int, default=30)
-    parser.add_argument("--calls", type=int, default=40, help="calls per variant per round and mode")
+    parser.add_argument("--rounds", type=int, default=60)
+    parser.add_argument("--calls", type=int, default=20, help="calls per variant per round and mode")
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args(argv)
 
@@ -215,9 +230,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     rng = random.Random(args.seed)
     for variant in variants:  # warm-up: imports, caches, first spans
         run_round(chain, variant, 5, loop)
-        variant.sync_ns.clear()
-        variant.async_ns.clear()
-        variant.sync_cpu_ns = variant.async_cpu_ns = 0
+        variant.clear()
     for _ in range(args.rounds):
         order = variants[:]
         rng.shuffle(order)
@@ -246,33 +259,44 @@ def main(argv: Sequence[str] | None = None) -> int:
     print("-" * len(header))
     for variant in variants[1:]:
         cells = (
-            _added(variant.sync_ns, base.sync_ns, 0.5),
-            _added(variant.sync_ns, base.sync_ns, 0.99),
-            (variant.sync_cpu_ns - base.sync_cpu_ns) / calls / 1000,
-            _added(variant.async_ns, base.async_ns, 0.5),
-            _added(variant.async_ns, base.async_ns, 0.99),
-            (variant.async_cpu_ns - base.async_cpu_ns) / calls / 1000,
+            _paired(variant.sync_blocks, base.sync_blocks),
+            _p99(variant.sync_ns, base.sync_ns),
+            _paired(variant.sync_cpu, base.sync_cpu),
+            _paired(variant.async_blocks, base.async_blocks),
+            _p99(variant.async_ns, base.async_ns),
+            _paired(variant.async_cpu, base.async_cpu),
         )
         print(f"{variant.name:<42}" + "".join(f"{cell:>12.0f}" for cell in cells))
     print()
-    ours_sync = _added(ours.sync_ns, base.sync_ns, 0.5)
-    ours_async = _added(ours.async_ns, base.async_ns, 0.5)
-    print(f"ours / floor (median): invoke {_ratio(ours_sync, _added(floor.sync_ns, base.sync_ns, 0.5))}, ", end="")
-    print(f"ainvoke {_ratio(ours_async, _added(inline_floor.async_ns, base.async_ns, 0.5))} (vs the run_inline floor)")
+
+    def ratios(other: Variant, async_other: Variant | None = None) -> str:
+        async_other = async_other or other
+        cells = [
+            ("invoke p50", "sync_blocks", other),
+            ("CPU", "sync_cpu", other),
+            ("ainvoke p50", "async_blocks", async_other),
+            ("CPU", "async_cpu", async_other),
+        ]
+        parts = []
+        for label, key, peer in cells:
+            added_ours = _paired(getattr(ours, key), getattr(base, key))
+            parts.append(f"{label} {_ratio(added_ours, _paired(getattr(peer, key), getattr(base, key)))}")
+        return ", ".join(parts)
+
+    print(f"ours / floor: {ratios(floor, inline_floor)} (async vs the run_inline floor)")
     for peer in variants[4:]:
-        print(
-            f"ours / {peer.name} (median): invoke {_ratio(ours_sync, _added(peer.sync_ns, base.sync_ns, 0.5))}, "
-            f"ainvoke {_ratio(ours_async, _added(peer.async_ns, base.async_ns, 0.5))}"
-        )
-    ours_cpu = (ours.sync_cpu_ns - base.sync_cpu_ns) / calls
-    floor_cpu = (floor.sync_cpu_ns - base.sync_cpu_ns) / calls
-    print(f"ours / floor (added CPU, invoke): {_ratio(ours_cpu, floor_cpu)}")
+        print(f"ours / {peer.name}: {ratios(peer)}")
     print(f"samples handed over by ours: {sink.count}")
     return 0
 
 
-def _added(values: list[int], base: list[int], q: float) -> float:
-    return (percentile(values, q) - percentile(base, q)) / 1000
+def _paired(values: list[float], base: list[float]) -> float:
+    """Median over rounds of the difference to the bare chain in the same round, in µs."""
+    return statistics.median(v - b for v, b in zip(values, base, strict=True)) / 1000
+
+
+def _p99(values: list[int], base: list[int]) -> float:
+    return (percentile(values, 0.99) - percentile(base, 0.99)) / 1000
 
 
 def _ratio(ours: float, other: float) -> str:
