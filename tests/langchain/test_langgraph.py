@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import time
+import uuid
 import warnings
 from typing import Any, TypedDict
 
@@ -141,3 +142,35 @@ def test_messages_state_graph(
     graph.compile().invoke({"messages": [HumanMessage(QUESTION)]}, config={"callbacks": [handler]})
     draft = sink.only().draft
     assert (draft.user_input, draft.response) == (QUESTION, f"{ANSWER} (2 sources)")
+
+
+def test_interrupt_reported_as_the_root_error_is_a_pause_too(sink: RecordingSink) -> None:
+    from langchain_core.documents import Document as Doc
+    from langgraph.errors import GraphInterrupt
+
+    handler = RagMetricsCallbackHandler(sink)
+    metadata = {"thread_id": "t-9"}
+    paused, retriever_run, resumed = uuid.uuid4(), uuid.uuid4(), uuid.uuid4()
+    handler.on_chain_start(None, {"question": QUESTION}, run_id=paused, metadata=metadata)
+    handler.on_retriever_start(None, QUESTION, run_id=retriever_run, parent_run_id=paused)
+    handler.on_retriever_end([Doc(page_content="The tower is in Paris.", id="t")], run_id=retriever_run)
+    handler.on_chain_error(GraphInterrupt(()), run_id=paused)
+    assert sink.drafts == [] and handler.stats().parked_interrupted == 1
+    handler.on_chain_start(None, {"question": QUESTION}, run_id=resumed, metadata=metadata)
+    handler.on_chain_end({"question": QUESTION, "answer": ANSWER}, run_id=resumed)
+    draft = sink.only().draft
+    assert (draft.user_input, draft.response, [c.id for c in draft.contexts]) == (QUESTION, ANSWER, ["t"])
+    assert handler.stats().runs_failed == 0
+
+
+def test_interrupt_without_thread_id_is_dropped_quietly(sink: RecordingSink, caplog: pytest.LogCaptureFixture) -> None:
+    from langgraph.errors import GraphInterrupt
+
+    handler = RagMetricsCallbackHandler(sink)
+    root = uuid.uuid4()
+    with caplog.at_level(logging.DEBUG):
+        handler.on_chain_start(None, "q", run_id=root)
+        handler.on_chain_error(GraphInterrupt(()), run_id=root)
+    assert not caplog.records
+    stats = handler.stats()
+    assert (stats.runs_interrupted, stats.parked_interrupted, stats.live_runs, stats.runs_failed) == (1, 0, 0, 0)
