@@ -96,6 +96,13 @@ class RagMetricsCallbackHandler(BaseCallbackHandler):
         require_retrieval: bool = True,
     ) -> None:
         super().__init__()
+        for name, number in (("max_text_chars", max_text_chars), ("max_runs", max_runs)):
+            if isinstance(number, bool) or not isinstance(number, int):
+                raise TypeError(f"{name} must be an int, got {type(number).__name__}")
+        if isinstance(run_ttl_s, bool) or not isinstance(run_ttl_s, int | float):
+            raise TypeError(f"run_ttl_s must be a number of seconds, got {type(run_ttl_s).__name__}")
+        if not isinstance(reference_metadata_key, str):
+            raise TypeError(f"reference_metadata_key must be a string, got {type(reference_metadata_key).__name__}")
         if max_text_chars < 1:
             raise ValueError(f"max_text_chars must be at least 1, got {max_text_chars}")
         if max_runs < 1:

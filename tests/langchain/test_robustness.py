@@ -250,6 +250,10 @@ async def test_many_concurrent_async_invocations(
         ({"run_ttl_s": 0}, "run_ttl_s must be positive"),
         ({"run_ttl_s": float("nan")}, "run_ttl_s must be positive"),
         ({"answer_key": 3}, "answer_key must be a string or None"),
+        ({"max_runs": "many"}, "max_runs must be an int"),
+        ({"max_text_chars": True}, "max_text_chars must be an int"),
+        ({"run_ttl_s": "1h"}, "run_ttl_s must be a number of seconds"),
+        ({"reference_metadata_key": None}, "reference_metadata_key must be a string"),
     ],
 )
 def test_bad_configuration_is_a_clear_error(sink: RecordingSink, kwargs: dict[str, Any], error: str) -> None:
