@@ -3,9 +3,9 @@
     pip install "ragmetrics[langchain,otel]"
     python examples/langchain_rag.py
 
-The chain is a plain LCEL RAG chain: an in-memory vector store over a few bundled documents (a small
-bag-of-words embedding, so retrieval follows word overlap), a prompt, a scripted chat model standing in for
-the LLM, and a string parser. ``RagMetricsCallbackHandler`` captures each run and hands it to the
+The chain is a plain LCEL RAG chain: a retriever over a few bundled documents (bag-of-words cosine
+similarity in pure Python, so it needs nothing beyond langchain-core), a prompt, a scripted chat model
+standing in for the LLM, and a string parser. ``RagMetricsCallbackHandler`` captures each run and hands it to the
 ``OnlineEvaluator``, which scores it in the background with the embedded offline judge and calls
 ``print_scores`` for each result. The scripted answers include a faithful one, a hallucinated one and one
 given over noisy retrieval, so the scores differ.
@@ -13,18 +13,18 @@ given over noisy retrieval, so the scores differ.
 
 from __future__ import annotations
 
-import hashlib
 import math
 import re
 import threading
+from collections import Counter
 
+from langchain_core.callbacks import CallbackManagerForRetrieverRun
 from langchain_core.documents import Document
-from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import FakeListChatModel
 from langchain_core.output_parsers import StrOutputParser
 from langchain_core.prompts import ChatPromptTemplate
+from langchain_core.retrievers import BaseRetriever
 from langchain_core.runnables import Runnable, RunnablePassthrough
-from langchain_core.vectorstores import InMemoryVectorStore
 
 from ragmetrics_core.online import CallbackEmitter, EvaluationRecord, OnlineEvaluator
 from ragmetrics_langchain import RagMetricsCallbackHandler
@@ -74,31 +74,37 @@ SHOWN_METRICS = (
 )
 
 
-class BagOfWordsEmbeddings(Embeddings):
-    """Hashed bag-of-words vectors: offline and deterministic, and documents sharing words end up close."""
+def _words(text: str) -> Counter[str]:
+    return Counter(word for word in re.findall(r"[a-z0-9]+", text.lower()) if len(word) > 2)
 
-    def __init__(self, size: int = 256) -> None:
-        self.size = size
 
-    def _embed(self, text: str) -> list[float]:
-        vector = [0.0] * self.size
-        for word in re.findall(r"[a-z0-9]+", text.lower()):
-            if len(word) > 2:
-                vector[int(hashlib.sha1(word.encode()).hexdigest(), 16) % self.size] += 1.0
-        norm = math.sqrt(sum(v * v for v in vector)) or 1.0
-        return [v / norm for v in vector]
+def _cosine(a: Counter[str], b: Counter[str]) -> float:
+    dot = sum(count * b[word] for word, count in a.items())
+    norms = math.sqrt(sum(v * v for v in a.values())) * math.sqrt(sum(v * v for v in b.values()))
+    return dot / norms if norms else 0.0
 
-    def embed_documents(self, texts: list[str]) -> list[list[float]]:
-        return [self._embed(text) for text in texts]
 
-    def embed_query(self, text: str) -> list[float]:
-        return self._embed(text)
+class BagOfWordsRetriever(BaseRetriever):
+    """Ranks the bundled documents by word overlap with the question; the score goes into the metadata."""
+
+    documents: list[Document]
+    k: int = 3
+
+    def _get_relevant_documents(self, query: str, *, run_manager: CallbackManagerForRetrieverRun) -> list[Document]:
+        question = _words(query)
+        scored = sorted(
+            ((_cosine(question, _words(d.page_content)), d) for d in self.documents), key=lambda pair: -pair[0]
+        )
+        return [
+            Document(id=d.id, page_content=d.page_content, metadata={**d.metadata, "score": round(score, 3)})
+            for score, d in scored[: self.k]
+        ]
 
 
 def build_chain() -> Runnable[str, str]:
-    store = InMemoryVectorStore(BagOfWordsEmbeddings())
-    store.add_documents([Document(id=key, page_content=text, metadata={"source": key}) for key, text in CORPUS])
-    retriever = store.as_retriever(search_kwargs={"k": 3})
+    retriever = BagOfWordsRetriever(
+        documents=[Document(id=key, page_content=text, metadata={"source": key}) for key, text in CORPUS]
+    )
     prompt = ChatPromptTemplate.from_template(
         "Answer the question from the context only.\nContext:\n{context}\n\nQuestion: {question}"
     )
@@ -120,7 +126,7 @@ def print_scores(record: EvaluationRecord) -> None:
         print(f"\nQ: {question}")
         if record.sample is not None:
             print(f"A: {record.sample.response}")
-            print("   retrieved: " + ", ".join(str(c.id) for c in record.sample.contexts))
+            print("   retrieved: " + ", ".join(f"{c.id} ({c.score})" for c in record.sample.contexts))
         if not record.ok:
             print(f"   not scored: {record.error}")
             return
