@@ -130,13 +130,13 @@ def test_malformed_run_contents_are_captured_as_far_as_possible(
 
 
 def test_runs_that_never_end_expire(sink: RecordingSink) -> None:
-    handler = RagMetricsCallbackHandler(sink, run_ttl_s=0.05)
+    handler = RagMetricsCallbackHandler(sink, run_ttl_s=0.5)
     for _ in range(5):
         root = uuid.uuid4()
         handler.on_chain_start(None, "q", run_id=root)
         handler.on_chain_start(None, "q", run_id=uuid.uuid4(), parent_run_id=root)
     assert handler.stats().live_runs == 5
-    time.sleep(0.1)
+    time.sleep(0.6)
     handler.on_chain_start(None, "q", run_id=uuid.uuid4())
     stats = handler.stats()
     assert (stats.live_runs, stats.tracked_children, stats.evicted_expired) == (1, 0, 5)
