@@ -628,4 +628,4 @@ def _distinct(texts: Sequence[str]) -> list[str]:
 def _cosine(left: Sequence[float], right: Sequence[float]) -> float:
     dot = sum(a * b for a, b in zip(left, right, strict=False))
     norm = math.sqrt(sum(a * a for a in left)) * math.sqrt(sum(b * b for b in right))
-    return 0.0 if norm == 0 else dot / norm
+    return 0.0 if norm == 0 else max(-1.0, min(1.0, dot / norm))
