@@ -283,12 +283,16 @@ class FakeOpenAIServer:
     def __init__(self, *, gullible: bool = False) -> None:
         self.gullible = gullible
         self.requests: list[RecordedRequest] = []
+        self.in_flight = 0
+        self.max_in_flight = 0
         self._faults: dict[str, deque[Fault]] = {}
         self._lock = threading.Lock()
         self._stopping = threading.Event()
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
         self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, name="fake-openai", daemon=True)
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02}, name="fake-openai", daemon=True
+        )
 
     @property
     def base_url(self) -> str:
@@ -346,7 +350,14 @@ class FakeOpenAIServer:
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
                 body = json.loads(self.rfile.read(length) or b"{}")
-                server._serve(self, body)
+                with server._lock:
+                    server.in_flight += 1
+                    server.max_in_flight = max(server.max_in_flight, server.in_flight)
+                try:
+                    server._serve(self, body)
+                finally:
+                    with server._lock:
+                        server.in_flight -= 1
 
         return Handler
 
