@@ -371,7 +371,7 @@ class FakeOpenAIServer:
         else:
             self._send(handler, 404, {"error": {"message": f"no route {path}"}})
             return
-        record = RecordedRequest(path=path, task=task, headers=dict(handler.headers.items()), body=body)
+        record = RecordedRequest(path=path, task=task, headers={k.lower(): v for k, v in handler.headers.items()}, body=body)
         with self._lock:
             self.requests.append(record)
         fault = self._next_fault(task, body)

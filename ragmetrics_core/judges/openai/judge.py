@@ -564,7 +564,7 @@ def _read_chunk_check(
 ) -> tuple[Alignment[_Row], Alignment[bool]]:
     parsed = parse_json_answer(reply.content)
 
-    def read_row(raw: object) -> tuple[str, _Row]:
+    def read_row(raw: object) -> tuple[str | None, _Row]:
         row = read_model(raw, ClaimRow)
         cells = align_by_id(
             row.chunks, chunk_ids, lambda cell: read_model(cell, ChunkVerdict), lambda c: c.id

@@ -139,7 +139,7 @@ def align_by_id(
     raw_items: Sequence[object],
     expected_ids: Sequence[str],
     read: Callable[[object], ItemT],
-    id_of: Callable[[ItemT], str],
+    id_of: Callable[[ItemT], str | None],
 ) -> Alignment[ItemT]:
     """Match answer items to ``expected_ids`` by the id each item echoes.
 

@@ -79,52 +79,65 @@ class ExtractionAnswer(_Answer):
     questions: list[GeneratedQuestionAnswer]
 
 
+# Reading: one item at a time, ids optional so that a list without ids can still be placed by position.
+
+
 class TextVerdict(_Answer):
-    id: ReadId
+    id: ReadId | None = None
     verdict: ReadVerdict
-    rationale: str
-
-
-class TextCheckAnswer(_Answer):
-    verdicts: list[dict[str, Any]]
+    rationale: str = ""
 
 
 class ChunkVerdict(_Answer):
-    id: ReadId
+    id: ReadId | None = None
     verdict: ReadVerdict
 
 
 class ClaimRow(_Answer):
-    id: ReadId
+    id: ReadId | None = None
     chunks: list[dict[str, Any]]
     all_chunks: ReadVerdict
-    rationale: str
+    rationale: str = ""
 
 
 class EntityFound(_Answer):
-    id: ReadId
+    id: ReadId | None = None
     found: bool
 
 
-class ChunkCheckAnswer(_Answer):
-    claims: list[dict[str, Any]]
-    entities: list[dict[str, Any]]
+# Asking: the shapes sent to the endpoint as JSON schema, every field required.
+
+
+class TextVerdictSchema(_Answer):
+    id: str
+    verdict: VerdictLabel
+    rationale: str
 
 
 class TextCheckSchema(_Answer):
-    verdicts: list[TextVerdict]
+    verdicts: list[TextVerdictSchema]
+
+
+class ChunkVerdictSchema(_Answer):
+    id: str
+    verdict: VerdictLabel
 
 
 class ClaimRowSchema(_Answer):
     id: str
-    chunks: list[ChunkVerdict]
+    chunks: list[ChunkVerdictSchema]
     all_chunks: VerdictLabel
     rationale: str
 
 
+class EntityFoundSchema(_Answer):
+    id: str
+    found: bool
+
+
 class ChunkCheckSchema(_Answer):
     claims: list[ClaimRowSchema]
-    entities: list[EntityFound]
+    entities: list[EntityFoundSchema]
 
 
 def strict_json_schema(model: type[BaseModel]) -> dict[str, Any]:
