@@ -66,8 +66,7 @@ class JudgeCache:
         document = json.dumps(value, ensure_ascii=False)
         with closing(self._connect()) as connection:
             connection.execute(
-                "INSERT OR REPLACE INTO judge_calls (key, model, kind, value, created_at) "
-                "VALUES (?, ?, ?, ?, ?)",
+                "INSERT OR REPLACE INTO judge_calls (key, model, kind, value, created_at) VALUES (?, ?, ?, ?, ?)",
                 (key, model, kind, document, time.time()),
             )
 

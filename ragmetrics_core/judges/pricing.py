@@ -29,9 +29,7 @@ class PriceTable(BaseModel):
         price = self.models.get(model)
         if price is None:
             return None
-        return (
-            prompt_tokens * price.prompt_per_million + completion_tokens * price.completion_per_million
-        ) / 1e6
+        return (prompt_tokens * price.prompt_per_million + completion_tokens * price.completion_per_million) / 1e6
 
     def embedding_cost(self, model: str, tokens: int) -> float | None:
         price = self.models.get(model)

@@ -280,8 +280,9 @@ _ANSWERS: dict[str, Callable[[dict[str, Any]], Answer]] = {
 class FakeOpenAIServer:
     """``with FakeOpenAIServer() as server: ... server.base_url ...``"""
 
-    def __init__(self, *, gullible: bool = False) -> None:
+    def __init__(self, *, gullible: bool = False, agreeable_models: frozenset[str] = frozenset()) -> None:
         self.gullible = gullible
+        self.agreeable_models = agreeable_models  # models that call every claim entailed
         self.requests: list[RecordedRequest] = []
         self.in_flight = 0
         self.max_in_flight = 0
@@ -316,9 +317,7 @@ class FakeOpenAIServer:
     def calls(self, task: str | None = None, *, succeeded_only: bool = False) -> list[RecordedRequest]:
         with self._lock:
             return [
-                r
-                for r in self.requests
-                if (task is None or r.task == task) and (not succeeded_only or r.status == 200)
+                r for r in self.requests if (task is None or r.task == task) and (not succeeded_only or r.status == 200)
             ]
 
     def reset(self) -> None:
@@ -371,7 +370,9 @@ class FakeOpenAIServer:
         else:
             self._send(handler, 404, {"error": {"message": f"no route {path}"}})
             return
-        record = RecordedRequest(path=path, task=task, headers={k.lower(): v for k, v in handler.headers.items()}, body=body)
+        record = RecordedRequest(
+            path=path, task=task, headers={k.lower(): v for k, v in handler.headers.items()}, body=body
+        )
         with self._lock:
             self.requests.append(record)
         fault = self._next_fault(task, body)
@@ -407,9 +408,13 @@ class FakeOpenAIServer:
             self._send(handler, 400, {"error": {"message": f"cannot tell the task of this prompt ({task})"}})
             record.status = 400
             return
-        obeys = self.gullible and "ignore previous instructions" in outside_data_block(record.user_text).lower()
+        obeys = (self.gullible and "ignore previous instructions" in outside_data_block(record.user_text).lower()) or (
+            body.get("model") in self.agreeable_models
+        )
         answer = answer_everything_entailed(payload) if obeys and task != "extract" else answer_of(payload)
-        content = fault.rewrite(answer) if fault is not None and fault.rewrite else json.dumps(answer, ensure_ascii=False)
+        content = (
+            fault.rewrite(answer) if fault is not None and fault.rewrite else json.dumps(answer, ensure_ascii=False)
+        )
         record.prompt_tokens = sum(count_tokens(m.get("content", "")) for m in body.get("messages", []))
         record.completion_tokens = count_tokens(content)
         completion = {

@@ -51,7 +51,7 @@ def synthetic_sample(k: int, response_claims: int = 6, reference_claims: int = 5
     grounded = facts[: max(0, response_claims - 2)]
     response_facts = [*grounded, facts[reference_claims], "Every city has a river"][:response_claims]
     chunks = [
-        ". ".join(facts[j :: k]) + "." if facts[j :: k] else f"Chunk {j + 1} is about the weather in spring."
+        ". ".join(facts[j::k]) + "." if facts[j::k] else f"Chunk {j + 1} is about the weather in spring."
         for j in range(k)
     ]
     return RagSample(

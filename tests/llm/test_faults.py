@@ -13,8 +13,8 @@ from ragmetrics_core.judges.base import CheckRequest, ExtractionRequest, JudgeEr
 from ragmetrics_core.judges.openai import EndpointError, RetryPolicy
 from tests.llm.conftest import FAKE_KEY, FIXED_NOW, JudgeFactory, RecordingSleep
 from tests.llm.fake_openai_server import (
-    Fault,
     FakeOpenAIServer,
+    Fault,
     malformed,
     rate_limited,
     reordered,
@@ -158,7 +158,7 @@ async def test_malformed_json_is_asked_once_more_with_a_note(
     assert len(second.body["messages"]) == len(first.body["messages"]) + 1
     assert "could not be used" in second.body["messages"][-1]["content"]
     assert extraction.usage.calls == 2
-    assert [c.text for c in extraction.response_claims or []][0] == "Shakespeare wrote Hamlet"
+    assert (extraction.response_claims or [])[0].text == "Shakespeare wrote Hamlet"
 
 
 async def test_malformed_twice_is_a_judge_error_recorded_on_the_metrics(
@@ -210,7 +210,7 @@ async def test_short_verdict_list_is_completed_never_shifted(
     server.reset()
     server.inject("check_texts", short_list())
     checked = await make_judge().check(request)
-    first, follow_up = server.calls("check_texts")
+    follow_up = server.calls("check_texts")[1]
     assert [c["id"] for c in follow_up.payload["claims"]] == ["G2"]  # only the dropped one
     assert [c.verdict for c in checked.response_vs_reference or []] == [
         Verdict.ENTAILED,

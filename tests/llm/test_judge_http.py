@@ -101,9 +101,7 @@ async def test_nothing_to_judge_makes_no_call(make_judge: JudgeFactory, server: 
     extraction = await judge.extract(
         ExtractionRequest(user_input="q", response="  ", reference=None, want=EXTRACTION_PARTS)
     )
-    checked = await judge.check(
-        CheckRequest(response="", reference=None, contexts=[], want=CHECK_PARTS)
-    )
+    checked = await judge.check(CheckRequest(response="", reference=None, contexts=[], want=CHECK_PARTS))
     similar = await judge.similarity("q", [])
     assert extraction.response_claims == [] and extraction.generated_questions == []
     assert extraction.reference_claims == [] and extraction.reference_entities == []
@@ -112,9 +110,7 @@ async def test_nothing_to_judge_makes_no_call(make_judge: JudgeFactory, server: 
     assert server.calls() == []
 
 
-async def test_only_wanted_parts_are_asked_for_and_returned(
-    make_judge: JudgeFactory, server: FakeOpenAIServer
-) -> None:
+async def test_only_wanted_parts_are_asked_for_and_returned(make_judge: JudgeFactory, server: FakeOpenAIServer) -> None:
     judge = make_judge()
     extraction = await judge.extract(
         ExtractionRequest(
@@ -194,7 +190,9 @@ async def test_similarity_falls_back_to_a_lexical_judge_without_an_embeddings_mo
 ) -> None:
     class Lexical:
         name = "lexical"
-        asked: list[tuple[str, list[str]]] = []
+
+        def __init__(self) -> None:
+            self.asked: list[tuple[str, list[str]]] = []
 
         async def extract(self, request: ExtractionRequest) -> object:
             raise AssertionError("only similarity is delegated")

@@ -94,9 +94,7 @@ class OpenAIEndpoint:
         self._default_query = dict(default_query or {})
         self._sleep: Sleep = sleep or asyncio.sleep
         self._now: Clock = now or time.time
-        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, AsyncOpenAI] = (
-            weakref.WeakKeyDictionary()
-        )
+        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, AsyncOpenAI] = weakref.WeakKeyDictionary()
         self._format_level = 0
 
     def __repr__(self) -> str:
@@ -191,9 +189,7 @@ class OpenAIEndpoint:
             if response_format is not None:
                 request["response_format"] = response_format
             try:
-                completion, call_usage = await self._with_retries(
-                    "chat", partial(self._create_completion, request)
-                )
+                completion, call_usage = await self._with_retries("chat", partial(self._create_completion, request))
             except EndpointError as error:
                 if structured_output == "auto" and error.status in _FORMAT_REFUSAL_STATUS and level != "off":
                     # The endpoint refuses this response_format: step down once and remember it.

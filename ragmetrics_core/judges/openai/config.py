@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping
-from typing import Literal
+from collections.abc import Iterator, Mapping
+from typing import Any, Literal
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, model_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_serializer, model_validator
 
 from ragmetrics_core.judges.pricing import PriceTable
 
@@ -72,6 +72,14 @@ class OpenAIJudgeConfig(BaseModel):
     cache_path: str | None = Field(default=None, description="SQLite file caching judge calls (opt-in).")
     prices: PriceTable | None = None
 
+    @field_serializer("base_url", "embedding_base_url")
+    def _serialize_url(self, url: str | None) -> str | None:
+        return None if url is None else redact_url(url)
+
+    def __repr_args__(self) -> Iterator[tuple[str | None, Any]]:
+        for name, value in super().__repr_args__():
+            yield name, redact_url(value) if name in ("base_url", "embedding_base_url") and value else value
+
     @model_validator(mode="after")
     def _check_urls(self) -> OpenAIJudgeConfig:
         for url in (self.base_url, self.embedding_base_url):
@@ -109,9 +117,7 @@ class OpenAIJudgeConfig(BaseModel):
             found = first(*names)
             if found is not None:
                 values[field] = found
-        retry_values = {
-            field: found for field, name in _RETRY_ENV_NAMES.items() if (found := first(name)) is not None
-        }
+        retry_values = {field: found for field, name in _RETRY_ENV_NAMES.items() if (found := first(name)) is not None}
         if retry_values:
             values["retry"] = RetryPolicy.model_validate(retry_values)
         values.update(overrides)

@@ -251,9 +251,7 @@ class OpenAIJudge:
             chunk_claim_ids, wanted_entities = [], []
 
         text_job = self._check_texts(response_text, reference_text, text_claims)
-        chunk_job = self._check_chunks(
-            chunks, [(i, texts[i]) for i in chunk_claim_ids], wanted_entities, request
-        )
+        chunk_job = self._check_chunks(chunks, [(i, texts[i]) for i in chunk_claim_ids], wanted_entities, request)
         (text_verdicts, text_usage), (rows, entities, chunk_usage) = await asyncio.gather(text_job, chunk_job)
         usage = text_usage + chunk_usage
         self._record(usage)
@@ -262,8 +260,7 @@ class OpenAIJudge:
             if not premise:
                 return [Check(verdict=Verdict.NEUTRAL, rationale=missing_premise) for _ in claim_ids]
             return [
-                Check(verdict=text_verdicts[i].verdict, rationale=text_verdicts[i].rationale or None)
-                for i in claim_ids
+                Check(verdict=text_verdicts[i].verdict, rationale=text_verdicts[i].rationale or None) for i in claim_ids
             ]
 
         def per_chunk(claim_ids: list[str]) -> list[list[Check]]:
@@ -282,20 +279,14 @@ class OpenAIJudge:
 
         def together(claim_ids: list[str]) -> list[Check]:
             if not chunks:
-                return [
-                    Check(verdict=Verdict.NEUTRAL, rationale="no contexts were retrieved") for _ in claim_ids
-                ]
+                return [Check(verdict=Verdict.NEUTRAL, rationale="no contexts were retrieved") for _ in claim_ids]
             return [Check(verdict=rows[i].together, rationale=rows[i].rationale or None) for i in claim_ids]
 
         result: dict[str, Any] = {}
         if Part.RESPONSE_VS_REFERENCE in want:
-            result["response_vs_reference"] = against_text(
-                response_ids, reference_text, "no reference was given"
-            )
+            result["response_vs_reference"] = against_text(response_ids, reference_text, "no reference was given")
         if Part.REFERENCE_VS_RESPONSE in want:
-            result["reference_vs_response"] = against_text(
-                reference_ids, response_text, "the response is empty"
-            )
+            result["reference_vs_response"] = against_text(reference_ids, response_text, "the response is empty")
         if Part.RESPONSE_VS_CHUNKS in want:
             result["response_vs_chunks"] = per_chunk(response_ids)
         if Part.REFERENCE_VS_CHUNKS in want:
@@ -316,9 +307,7 @@ class OpenAIJudge:
         by_id = {claim[0]: claim for claim in claims}
 
         def build(claim_ids: Sequence[str], _: Sequence[str]) -> list[Message]:
-            return text_check_messages(
-                response=response, reference=reference, claims=[by_id[i] for i in claim_ids]
-            )
+            return text_check_messages(response=response, reference=reference, claims=[by_id[i] for i in claim_ids])
 
         verdicts, _, usage = await self._ask_aligned(
             "reference/response check", build, TEXT_CHECK_SCHEMA, _read_text_check, list(by_id), []
@@ -381,13 +370,9 @@ class OpenAIJudge:
             self._record(error.usage.model_copy(update={"calls": 0, "embedding_calls": error.usage.calls}))
             raise
         if self.config.prices is not None and usage.cache_hits == 0:
-            usage = usage.model_copy(
-                update={"cost_usd": self.config.prices.embedding_cost(model, usage.prompt_tokens)}
-            )
+            usage = usage.model_copy(update={"cost_usd": self.config.prices.embedding_cost(model, usage.prompt_tokens)})
         self._record(usage)
-        return SimilarityResult(
-            similarities=[_cosine(vectors[0], vector) for vector in vectors[1:]], usage=usage
-        )
+        return SimilarityResult(similarities=[_cosine(vectors[0], vector) for vector in vectors[1:]], usage=usage)
 
     def _fallback(self) -> Judge:
         if self._similarity_fallback is None:
@@ -519,9 +504,7 @@ def _read_extraction(reply: ChatAnswer, tasks: Sequence[str]) -> ExtractionAnswe
     absent = [task for task in tasks if task not in parsed.value]
     if absent:
         raise AnswerFormatError(f"the answer lacks {', '.join(absent)}")
-    answer = read_model(
-        {key: parsed.value.get(key, []) for key in ExtractionAnswer.model_fields}, ExtractionAnswer
-    )
+    answer = read_model({key: parsed.value.get(key, []) for key in ExtractionAnswer.model_fields}, ExtractionAnswer)
     if "questions" in tasks and not any(item.question.strip() for item in answer.questions):
         raise AnswerFormatError("the answer has no generated questions")
     return answer
@@ -549,8 +532,7 @@ def _read_text_check(
     return (
         Alignment(
             items={
-                i: _TextVerdict(Verdict(item.verdict), item.rationale.strip())
-                for i, item in verdicts.items.items()
+                i: _TextVerdict(Verdict(item.verdict), item.rationale.strip()) for i, item in verdicts.items.items()
             },
             missing=verdicts.missing,
             notes=verdicts.notes,
@@ -566,15 +548,11 @@ def _read_chunk_check(
 
     def read_row(raw: object) -> tuple[str | None, _Row]:
         row = read_model(raw, ClaimRow)
-        cells = align_by_id(
-            row.chunks, chunk_ids, lambda cell: read_model(cell, ChunkVerdict), lambda c: c.id
-        )
+        cells = align_by_id(row.chunks, chunk_ids, lambda cell: read_model(cell, ChunkVerdict), lambda c: c.id)
         if cells.missing:
             raise AnswerFormatError(f"claim {row.id} lacks verdicts for {', '.join(cells.missing)}")
         verdicts = {chunk_id: Verdict(cell.verdict) for chunk_id, cell in cells.items.items()}
-        return row.id, _Row(
-            chunks=verdicts, together=Verdict(row.all_chunks), rationale=row.rationale.strip()
-        )
+        return row.id, _Row(chunks=verdicts, together=Verdict(row.all_chunks), rationale=row.rationale.strip())
 
     rows = align_by_id(_items(parsed.value, "claims"), claim_ids, read_row, lambda item: item[0])
     entities = align_by_id(
@@ -584,9 +562,7 @@ def _read_chunk_check(
         lambda item: item.id,
     )
     return (
-        Alignment(
-            items={i: row for i, (_, row) in rows.items.items()}, missing=rows.missing, notes=rows.notes
-        ),
+        Alignment(items={i: row for i, (_, row) in rows.items.items()}, missing=rows.missing, notes=rows.notes),
         Alignment(
             items={i: item.found for i, item in entities.items.items()},
             missing=entities.missing,

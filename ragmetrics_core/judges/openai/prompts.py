@@ -99,9 +99,7 @@ def extraction_messages(
     ]
 
 
-def text_check_messages(
-    *, response: str, reference: str, claims: Sequence[tuple[str, str, str]]
-) -> list[Message]:
+def text_check_messages(*, response: str, reference: str, claims: Sequence[tuple[str, str, str]]) -> list[Message]:
     """``claims`` are (id, text, against) with against in {"reference", "response"}."""
     payload = {
         "task": "check_texts",
