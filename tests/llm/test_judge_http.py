@@ -230,3 +230,45 @@ async def test_usage_and_price_table(make_judge: JudgeFactory, server: FakeOpenA
     assert first.usage.cost_usd + second.usage.cost_usd == pytest.approx((prompt * 1.0 + completion * 2.0) / 1e6)
     assert first.usage.latency_s > 0
     json.dumps(first.model_dump(mode="json"))  # results stay serialisable
+
+
+async def test_reasoning_model_parameters_are_adapted_once_per_endpoint(
+    make_judge: JudgeFactory, server: FakeOpenAIServer
+) -> None:
+    from tests.llm.fake_openai_server import Fault
+
+    server.inject(
+        "extract",
+        Fault(status=400, message="Unsupported parameter: 'max_tokens'. Use 'max_completion_tokens' instead."),
+        Fault(status=400, message="Unsupported value: 'temperature' does not support 0 with this model."),
+    )
+    result = await Evaluator(judge=make_judge()).aevaluate(ENGLISH)
+    bodies = [r.body for r in server.calls() if r.task != "embeddings"]
+    assert "max_tokens" in bodies[0] and "temperature" in bodies[0]
+    assert "max_completion_tokens" in bodies[1] and "temperature" in bodies[1]
+    for body in bodies[2:]:
+        assert body["max_completion_tokens"] == 4096 and "max_tokens" not in body and "temperature" not in body
+    assert len(bodies) == 5 and result.usage.calls == 5
+    assert all(score.score is not None for score in result.scores.values())
+
+
+async def test_default_similarity_fallback_is_the_embedded_judge(
+    make_judge: JudgeFactory, server: FakeOpenAIServer
+) -> None:
+    embedded = pytest.importorskip(
+        "ragmetrics_core.judges.embedded", reason="the embedded judge lands with its own branch"
+    )
+    judge = make_judge(embedding_model=None)
+    candidates = ["Who wrote Hamlet?", "What is the boiling point of water?"]
+    ours = await judge.similarity("Who wrote Hamlet?", candidates)
+    theirs = await embedded.EmbeddedJudge().similarity("Who wrote Hamlet?", candidates)
+    assert ours.similarities == theirs.similarities
+    assert ours.similarities[0] > ours.similarities[1]
+    assert server.calls() == []
+
+
+def test_config_must_be_a_config() -> None:
+    from ragmetrics_core.judges.openai import OpenAIJudge
+
+    with pytest.raises(TypeError, match="OpenAIJudgeConfig"):
+        OpenAIJudge({"model": "m"})  # type: ignore[arg-type]

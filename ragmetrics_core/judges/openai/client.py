@@ -57,9 +57,17 @@ class EndpointError(JudgeError):
     """An endpoint failed for good; names the endpoint and the HTTP status, never the key."""
 
     def __init__(
-        self, message: str, *, endpoint: str, status: int | None, attempts: int, usage: Usage | None = None
+        self,
+        message: str,
+        *,
+        endpoint: str,
+        status: int | None,
+        attempts: int,
+        usage: Usage | None = None,
+        detail: str = "",
     ) -> None:
         super().__init__(message)
+        self.detail = detail
         self.endpoint = endpoint
         self.status = status
         self.attempts = attempts
@@ -96,6 +104,9 @@ class OpenAIEndpoint:
         self._now: Clock = now or time.time
         self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, AsyncOpenAI] = weakref.WeakKeyDictionary()
         self._format_level = 0
+        # Parameters this endpoint refused (reasoning models take max_completion_tokens, no temperature).
+        self._renamed_max_tokens = False
+        self._omitted_temperature = False
 
     def __repr__(self) -> str:
         return f"OpenAIEndpoint({self.endpoint!r})"
@@ -184,13 +195,16 @@ class OpenAIEndpoint:
         usage = Usage()
         while True:
             level = self._level(structured_output)
-            request: dict[str, Any] = {"model": model, "messages": messages, **params}
+            request = self._adapted({"model": model, "messages": messages, **params})
             response_format = _response_format(level, schema_name, schema)
             if response_format is not None:
                 request["response_format"] = response_format
             try:
                 completion, call_usage = await self._with_retries("chat", partial(self._create_completion, request))
             except EndpointError as error:
+                if error.status in _FORMAT_REFUSAL_STATUS and self._adapt_to_refusal(error.detail, request):
+                    usage = usage + error.usage
+                    continue
                 if structured_output == "auto" and error.status in _FORMAT_REFUSAL_STATUS and level != "off":
                     # The endpoint refuses this response_format: step down once and remember it.
                     logger.warning(
@@ -213,6 +227,24 @@ class OpenAIEndpoint:
                 completion_tokens=reported.completion_tokens if reported is not None else 0,
             )
             return ChatAnswer(content or "", choice.finish_reason if choice is not None else None), usage
+
+    def _adapted(self, request: dict[str, Any]) -> dict[str, Any]:
+        if self._renamed_max_tokens and "max_tokens" in request:
+            request["max_completion_tokens"] = request.pop("max_tokens")
+        if self._omitted_temperature:
+            request.pop("temperature", None)
+        return request
+
+    def _adapt_to_refusal(self, detail: str, request: dict[str, Any]) -> bool:
+        """Whether a 400/422 named a parameter we can change (and remember for this endpoint)."""
+        if "max_tokens" in detail and "max_tokens" in request and not self._renamed_max_tokens:
+            self._renamed_max_tokens = True
+        elif "temperature" in detail and "temperature" in request and not self._omitted_temperature:
+            self._omitted_temperature = True
+        else:
+            return False
+        logger.warning("%s refused a parameter (%s); adapting the request", self.endpoint, detail[:120])
+        return True
 
     async def _create_completion(self, request: dict[str, Any]) -> ChatCompletion:
         # ``stream`` is never set, so the overload that returns a ChatCompletion applies.
@@ -282,6 +314,7 @@ class OpenAIEndpoint:
                     status=status,
                     attempts=attempts,
                     usage=Usage(calls=attempts, latency_s=time.perf_counter() - started),
+                    detail=detail,
                 ) from None
             delay = self._retry.delay(attempts, retry_after)
             logger.warning(

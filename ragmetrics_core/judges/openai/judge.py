@@ -107,6 +107,8 @@ class OpenAIJudge:
     ) -> None:
         if config is None:
             config = OpenAIJudgeConfig.from_env(**overrides)
+        elif not isinstance(config, OpenAIJudgeConfig):
+            raise TypeError(f"config must be an OpenAIJudgeConfig, got {type(config).__name__}")
         elif overrides:
             config = OpenAIJudgeConfig.model_validate({**dict(config), **overrides})
         self.config = config
