@@ -289,3 +289,17 @@ async def test_key_echoed_by_the_server_is_scrubbed(make_judge: JudgeFactory, se
     assert FAKE_KEY not in message and "LEAKCANARY" not in message
     # The openai error, whose request object carries the Authorization header, is not chained on.
     assert raised.value.__cause__ is None and raised.value.__context__ is None
+
+
+async def test_failed_embeddings_leave_only_response_relevancy_undetermined(
+    make_judge: JudgeFactory, server: FakeOpenAIServer, sleep: RecordingSleep
+) -> None:
+    server.inject("embeddings", rate_limited("1"), server_error(503), server_error(503))
+    judge = make_judge(retry=RetryPolicy(max_attempts=3))
+    result = await Evaluator(judge=judge).aevaluate(ENGLISH)
+    undetermined = {metric: score.reason for metric, score in result.scores.items() if score.score is None}
+    assert list(undetermined) == ["response_relevancy"]
+    assert "embeddings request to" in undetermined["response_relevancy"]
+    assert "gave up after 3 attempts: HTTP 503" in undetermined["response_relevancy"]
+    assert sleep.delays == [1.0, 4.0]
+    assert judge.usage.embedding_calls == 3 and judge.usage.calls == 3

@@ -265,9 +265,13 @@ class OpenAIEndpoint:
             cached = await self._cache.aget(key)
             if isinstance(cached, list) and len(cached) == len(texts):
                 return [[float(x) for x in vector] for vector in cached], Usage(cache_hits=1)
-        response, usage = await self._with_retries(
-            "embeddings", lambda: self._client().embeddings.create(model=model, input=list(texts))
-        )
+        try:
+            response, usage = await self._with_retries(
+                "embeddings", lambda: self._client().embeddings.create(model=model, input=list(texts))
+            )
+        except EndpointError as error:
+            error.usage = _as_embedding_usage(error.usage)
+            raise
         data = sorted(response.data, key=lambda item: item.index)
         if len(data) != len(texts):
             raise EndpointError(
@@ -278,7 +282,7 @@ class OpenAIEndpoint:
             )
         vectors = [[float(x) for x in item.embedding] for item in data]
         tokens = response.usage.prompt_tokens if response.usage is not None else 0
-        usage = usage.model_copy(update={"calls": 0, "embedding_calls": usage.calls, "prompt_tokens": tokens})
+        usage = _as_embedding_usage(usage).model_copy(update={"prompt_tokens": tokens})
         if self._cache is not None:
             await self._cache.aput(key, model=model, kind="embeddings", value=vectors)
         return vectors, usage
@@ -335,6 +339,10 @@ class OpenAIEndpoint:
             if secret:
                 text = text.replace(secret, "***")
         return _KEY_LIKE.sub("***", text)[:300]
+
+
+def _as_embedding_usage(usage: Usage) -> Usage:
+    return usage.model_copy(update={"calls": 0, "embedding_calls": usage.embedding_calls + usage.calls})
 
 
 def _attempts(count: int) -> str:

@@ -16,7 +16,6 @@ import logging
 import math
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any, TypeVar, cast
 
 from ragmetrics_core.evidence import (
@@ -39,14 +38,19 @@ from ragmetrics_core.judges.base import (
     Usage,
 )
 from ragmetrics_core.judges.cache import JudgeCache
+from ragmetrics_core.judges.openai.answers import (
+    Row,
+    TextCheck,
+    combine_rows,
+    read_chunk_check,
+    read_extraction,
+    read_text_check,
+)
 from ragmetrics_core.judges.openai.client import ChatAnswer, Clock, EndpointError, OpenAIEndpoint, Sleep
 from ragmetrics_core.judges.openai.config import OpenAIJudgeConfig
 from ragmetrics_core.judges.openai.parsing import (
     Alignment,
     AnswerFormatError,
-    align_by_id,
-    parse_json_answer,
-    read_model,
 )
 from ragmetrics_core.judges.openai.prompts import (
     Message,
@@ -59,32 +63,12 @@ from ragmetrics_core.judges.openai.schemas import (
     CHUNK_CHECK_SCHEMA,
     EXTRACTION_SCHEMA,
     TEXT_CHECK_SCHEMA,
-    ChunkVerdict,
-    ClaimRow,
-    EntityFound,
-    ExtractionAnswer,
-    TextVerdict,
 )
 
 logger = logging.getLogger("ragmetrics.judges.openai")
 
 T = TypeVar("T")
 P = Part = EvidencePart
-
-
-@dataclass(frozen=True)
-class _Row:
-    """One claim's verdicts from a chunk check: per chunk id, all chunks together, and why."""
-
-    chunks: dict[str, Verdict]
-    together: Verdict
-    rationale: str
-
-
-@dataclass(frozen=True)
-class _TextVerdict:
-    verdict: Verdict
-    rationale: str
 
 
 class OpenAIJudge:
@@ -203,9 +187,8 @@ class OpenAIJudge:
             messages,
             "extraction",
             EXTRACTION_SCHEMA,
-            lambda reply: _read_extraction(reply, tasks),
+            lambda reply: read_extraction(reply, tasks),
         )
-        self._record(usage)
         found: dict[str, Any] = {}
         if "response_claims" in tasks:
             found["response_claims"] = [Claim(text=text) for text in _distinct(answer.response_claims)]
@@ -256,7 +239,6 @@ class OpenAIJudge:
         chunk_job = self._check_chunks(chunks, [(i, texts[i]) for i in chunk_claim_ids], wanted_entities, request)
         (text_verdicts, text_usage), (rows, entities, chunk_usage) = await asyncio.gather(text_job, chunk_job)
         usage = text_usage + chunk_usage
-        self._record(usage)
 
         def against_text(claim_ids: list[str], premise: str, missing_premise: str) -> list[Check]:
             if not premise:
@@ -303,7 +285,7 @@ class OpenAIJudge:
 
     async def _check_texts(
         self, response: str, reference: str, claims: list[tuple[str, str, str]]
-    ) -> tuple[dict[str, _TextVerdict], Usage]:
+    ) -> tuple[dict[str, TextCheck], Usage]:
         if not claims:
             return {}, Usage()
         by_id = {claim[0]: claim for claim in claims}
@@ -312,7 +294,7 @@ class OpenAIJudge:
             return text_check_messages(response=response, reference=reference, claims=[by_id[i] for i in claim_ids])
 
         verdicts, _, usage = await self._ask_aligned(
-            "reference/response check", build, TEXT_CHECK_SCHEMA, _read_text_check, list(by_id), []
+            "reference/response check", build, TEXT_CHECK_SCHEMA, read_text_check, list(by_id), []
         )
         return verdicts, usage
 
@@ -322,7 +304,7 @@ class OpenAIJudge:
         claims: list[tuple[str, str]],
         entity_ids: list[str],
         request: CheckRequest,
-    ) -> tuple[dict[str, _Row], dict[str, bool], Usage]:
+    ) -> tuple[dict[str, Row], dict[str, bool], Usage]:
         if not claims and not entity_ids:
             return {}, {}, Usage()
         entity_texts = dict(zip(entity_ids, request.reference_entities, strict=False))
@@ -330,7 +312,7 @@ class OpenAIJudge:
 
         async def check_against(
             subset: list[tuple[str, str]],
-        ) -> tuple[dict[str, _Row], dict[str, bool], Usage]:
+        ) -> tuple[dict[str, Row], dict[str, bool], Usage]:
             def build(claim_ids: Sequence[str], wanted_entities: Sequence[str]) -> list[Message]:
                 return chunk_check_messages(
                     chunks=subset,
@@ -344,7 +326,7 @@ class OpenAIJudge:
                 label,
                 build,
                 CHUNK_CHECK_SCHEMA,
-                lambda reply, c, e: _read_chunk_check(reply, c, e, chunk_ids),
+                lambda reply, c, e: read_chunk_check(reply, c, e, chunk_ids),
                 list(claim_texts),
                 entity_ids,
             )
@@ -353,7 +335,7 @@ class OpenAIJudge:
             return await check_against(chunks)
         parts = await asyncio.gather(*(check_against([chunk]) for chunk in chunks))
         usage = sum((part[2] for part in parts), Usage())
-        rows = {claim_id: _combine_rows([part[0][claim_id] for part in parts]) for claim_id in claim_texts}
+        rows = {claim_id: combine_rows([part[0][claim_id] for part in parts]) for claim_id in claim_texts}
         entities = {entity_id: any(part[1][entity_id] for part in parts) for entity_id in entity_ids}
         return rows, entities, usage
 
@@ -369,7 +351,7 @@ class OpenAIJudge:
         try:
             vectors, usage = await self._embeddings.embed(model=model, texts=[question, *candidates])
         except EndpointError as error:
-            self._record(error.usage.model_copy(update={"calls": 0, "embedding_calls": error.usage.calls}))
+            self._record(error.usage)
             raise
         if self.config.prices is not None and usage.cache_hits == 0:
             usage = usage.model_copy(update={"cost_usd": self.config.prices.embedding_cost(model, usage.prompt_tokens)})
@@ -413,9 +395,9 @@ class OpenAIJudge:
                     schema=schema,
                     read=read,
                 )
-                return value, self._priced(spent + usage)
+                return value, self._record(self._priced(spent + usage))
             except EndpointError as error:
-                self._record(spent + error.usage)
+                self._record(self._priced(spent + error.usage))
                 raise
             except AnswerFormatError as error:
                 spent = spent + error.usage
@@ -429,7 +411,7 @@ class OpenAIJudge:
                     reason,
                 )
                 prompt = with_retry_note(messages, reason)
-        self._record(spent)
+        self._record(self._priced(spent))
         raise JudgeError(
             f"{self.config.endpoint} ({self.config.model}) gave no usable {what} answer in 2 tries: {reason}"
         )
@@ -475,7 +457,6 @@ class OpenAIJudge:
         found_entities.update(more_entities.items)
         still_missing = more_claims.missing + more_entities.missing
         if still_missing:
-            self._record(usage + more_usage)
             raise JudgeError(
                 f"{self.config.endpoint} ({self.config.model}): the {what} answer had no usable verdict for "
                 f"{', '.join(still_missing)}, even when asked for them alone"
@@ -488,108 +469,11 @@ class OpenAIJudge:
         cost = self.config.prices.chat_cost(self.config.model, usage.prompt_tokens, usage.completion_tokens)
         return usage.model_copy(update={"cost_usd": cost})
 
-    def _record(self, usage: Usage) -> None:
+    def _record(self, usage: Usage) -> Usage:
+        """Add ``usage`` to the judge's running total (every call is recorded once, where it is made)."""
         with self._usage_lock:
             self._usage = self._usage + usage
-
-
-# -- reading answers ----------------------------------------------------------------------------------------
-
-
-def _read_extraction(reply: ChatAnswer, tasks: Sequence[str]) -> ExtractionAnswer:
-    parsed = parse_json_answer(reply.content)
-    if parsed.repaired or reply.finish_reason == "length":
-        # A cut-off claim list would silently drop claims: never accept one.
-        raise AnswerFormatError("the answer was cut off before it ended (max_tokens too small?)")
-    if not isinstance(parsed.value, dict):
-        raise AnswerFormatError("the answer is not a JSON object")
-    absent = [task for task in tasks if task not in parsed.value]
-    if absent:
-        raise AnswerFormatError(f"the answer lacks {', '.join(absent)}")
-    answer = read_model({key: parsed.value.get(key, []) for key in ExtractionAnswer.model_fields}, ExtractionAnswer)
-    if "questions" in tasks and not any(item.question.strip() for item in answer.questions):
-        raise AnswerFormatError("the answer has no generated questions")
-    return answer
-
-
-def _items(value: object, key: str) -> list[object]:
-    if not isinstance(value, dict):
-        raise AnswerFormatError("the answer is not a JSON object")
-    items = value.get(key, [])
-    if not isinstance(items, list):
-        raise AnswerFormatError(f"{key!r} is not a list")
-    return items
-
-
-def _read_text_check(
-    reply: ChatAnswer, claim_ids: Sequence[str], _: Sequence[str]
-) -> tuple[Alignment[_TextVerdict], Alignment[bool]]:
-    parsed = parse_json_answer(reply.content)
-    verdicts = align_by_id(
-        _items(parsed.value, "verdicts"),
-        claim_ids,
-        lambda raw: read_model(raw, TextVerdict),
-        lambda item: item.id,
-    )
-    return (
-        Alignment(
-            items={
-                i: _TextVerdict(Verdict(item.verdict), item.rationale.strip()) for i, item in verdicts.items.items()
-            },
-            missing=verdicts.missing,
-            notes=verdicts.notes,
-        ),
-        Alignment(items={}, missing=[], notes=[]),
-    )
-
-
-def _read_chunk_check(
-    reply: ChatAnswer, claim_ids: Sequence[str], entity_ids: Sequence[str], chunk_ids: Sequence[str]
-) -> tuple[Alignment[_Row], Alignment[bool]]:
-    parsed = parse_json_answer(reply.content)
-
-    def read_row(raw: object) -> tuple[str | None, _Row]:
-        row = read_model(raw, ClaimRow)
-        cells = align_by_id(row.chunks, chunk_ids, lambda cell: read_model(cell, ChunkVerdict), lambda c: c.id)
-        if cells.missing:
-            raise AnswerFormatError(f"claim {row.id} lacks verdicts for {', '.join(cells.missing)}")
-        verdicts = {chunk_id: Verdict(cell.verdict) for chunk_id, cell in cells.items.items()}
-        return row.id, _Row(chunks=verdicts, together=Verdict(row.all_chunks), rationale=row.rationale.strip())
-
-    rows = align_by_id(_items(parsed.value, "claims"), claim_ids, read_row, lambda item: item[0])
-    entities = align_by_id(
-        _items(parsed.value, "entities") if entity_ids else [],
-        entity_ids,
-        lambda raw: read_model(raw, EntityFound),
-        lambda item: item.id,
-    )
-    return (
-        Alignment(items={i: row for i, (_, row) in rows.items.items()}, missing=rows.missing, notes=rows.notes),
-        Alignment(
-            items={i: item.found for i, item in entities.items.items()},
-            missing=entities.missing,
-            notes=entities.notes,
-        ),
-    )
-
-
-def _combine_rows(rows: Sequence[_Row]) -> _Row:
-    """Per-chunk mode: a claim is supported by the contexts when some chunk entails it.
-
-    This misses claims that need two chunks at once; the joint mode asks the model about those.
-    """
-    cells: dict[str, Verdict] = {}
-    for row in rows:
-        cells.update(row.chunks)
-    verdicts = list(cells.values())
-    if Verdict.ENTAILED in verdicts:
-        together = Verdict.ENTAILED
-    elif Verdict.CONTRADICTED in verdicts:
-        together = Verdict.CONTRADICTED
-    else:
-        together = Verdict.NEUTRAL
-    rationale = next((row.rationale for row in rows if together in row.chunks.values()), rows[0].rationale)
-    return _Row(chunks=cells, together=together, rationale=rationale)
+        return usage
 
 
 def _distinct(texts: Sequence[str]) -> list[str]:
