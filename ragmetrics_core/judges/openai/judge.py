@@ -68,7 +68,7 @@ from ragmetrics_core.judges.openai.schemas import (
 logger = logging.getLogger("ragmetrics.judges.openai")
 
 T = TypeVar("T")
-P = Part = EvidencePart
+Part = EvidencePart
 
 
 class OpenAIJudge:
@@ -230,14 +230,19 @@ class OpenAIJudge:
             chunk_claim_ids += response_ids
         if want & {Part.REFERENCE_VS_CHUNKS, Part.REFERENCE_VS_CONTEXTS}:
             chunk_claim_ids += reference_ids
-        wanted_entities = entity_ids if Part.ENTITIES_IN_CONTEXTS in want else []
+        entities = list(zip(entity_ids, request.reference_entities, strict=True))
+        wanted_entities = entities if Part.ENTITIES_IN_CONTEXTS in want else []
         chunks = list(zip(chunk_ids, request.contexts, strict=True))
         if not chunks:
             chunk_claim_ids, wanted_entities = [], []
 
         text_job = self._check_texts(response_text, reference_text, text_claims)
-        chunk_job = self._check_chunks(chunks, [(i, texts[i]) for i in chunk_claim_ids], wanted_entities, request)
-        (text_verdicts, text_usage), (rows, entities, chunk_usage) = await asyncio.gather(text_job, chunk_job)
+        chunk_job = self._check_chunks(
+            chunks,
+            [(i, texts[i]) for i in chunk_claim_ids],
+            wanted_entities,
+        )
+        (text_verdicts, text_usage), (rows, found, chunk_usage) = await asyncio.gather(text_job, chunk_job)
         usage = text_usage + chunk_usage
 
         def against_text(claim_ids: list[str], premise: str, missing_premise: str) -> list[Check]:
@@ -280,7 +285,7 @@ class OpenAIJudge:
         if Part.REFERENCE_VS_CONTEXTS in want:
             result["reference_vs_contexts"] = together(reference_ids)
         if Part.ENTITIES_IN_CONTEXTS in want:
-            result["entities_in_contexts"] = [entities.get(e, False) for e in entity_ids]
+            result["entities_in_contexts"] = [found.get(e, False) for e in entity_ids]
         return CheckResult(**result, usage=usage)
 
     async def _check_texts(
@@ -294,7 +299,7 @@ class OpenAIJudge:
             return text_check_messages(response=response, reference=reference, claims=[by_id[i] for i in claim_ids])
 
         verdicts, _, usage = await self._ask_aligned(
-            "reference/response check", build, TEXT_CHECK_SCHEMA, read_text_check, list(by_id), []
+            "reference/response check", build, "text_check", TEXT_CHECK_SCHEMA, read_text_check, list(by_id), []
         )
         return verdicts, usage
 
@@ -302,13 +307,14 @@ class OpenAIJudge:
         self,
         chunks: list[tuple[str, str]],
         claims: list[tuple[str, str]],
-        entity_ids: list[str],
-        request: CheckRequest,
+        entities: list[tuple[str, str]],
     ) -> tuple[dict[str, Row], dict[str, bool], Usage]:
-        if not claims and not entity_ids:
+        """Claims and entities are (id, text) pairs; one call for all chunks, or one per chunk."""
+        if not claims and not entities:
             return {}, {}, Usage()
-        entity_texts = dict(zip(entity_ids, request.reference_entities, strict=False))
         claim_texts = dict(claims)
+        entity_texts = dict(entities)
+        entity_ids = list(entity_texts)
 
         async def check_against(
             subset: list[tuple[str, str]],
@@ -325,6 +331,7 @@ class OpenAIJudge:
             return await self._ask_aligned(
                 label,
                 build,
+                "chunk_check",
                 CHUNK_CHECK_SCHEMA,
                 lambda reply, c, e: read_chunk_check(reply, c, e, chunk_ids),
                 list(claim_texts),
@@ -336,8 +343,8 @@ class OpenAIJudge:
         parts = await asyncio.gather(*(check_against([chunk]) for chunk in chunks))
         usage = sum((part[2] for part in parts), Usage())
         rows = {claim_id: combine_rows([part[0][claim_id] for part in parts]) for claim_id in claim_texts}
-        entities = {entity_id: any(part[1][entity_id] for part in parts) for entity_id in entity_ids}
-        return rows, entities, usage
+        found = {entity_id: any(part[1][entity_id] for part in parts) for entity_id in entity_ids}
+        return rows, found, usage
 
     # -- similarity -------------------------------------------------------------------------------------
 
@@ -420,13 +427,13 @@ class OpenAIJudge:
         self,
         what: str,
         build: Callable[[Sequence[str], Sequence[str]], list[Message]],
+        schema_name: str,
         schema: dict[str, Any],
         read: Callable[[ChatAnswer, Sequence[str], Sequence[str]], tuple[Alignment[T], Alignment[bool]]],
         claim_ids: list[str],
         entity_ids: list[str],
     ) -> tuple[dict[str, T], dict[str, bool], Usage]:
         """Ask for verdicts by id; ids missing from the answer are asked for once more, alone."""
-        schema_name = "text_check" if schema is TEXT_CHECK_SCHEMA else "chunk_check"
         (claims, entities), usage = await self._ask(
             what,
             build(claim_ids, entity_ids),
