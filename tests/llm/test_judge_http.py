@@ -272,3 +272,25 @@ def test_config_must_be_a_config() -> None:
 
     with pytest.raises(TypeError, match="OpenAIJudgeConfig"):
         OpenAIJudge({"model": "m"})  # type: ignore[arg-type]
+
+
+def test_one_judge_serves_several_threads_each_with_its_own_loop(server: FakeOpenAIServer) -> None:
+    """The online evaluator's workers run their own event loops; the judge keeps a client per loop."""
+    import threading
+
+    from ragmetrics_core.judges.openai import OpenAIJudge, OpenAIJudgeConfig
+
+    judge = OpenAIJudge(OpenAIJudgeConfig(model="m", base_url=server.base_url, embedding_model="e"))
+    results: list[object] = []
+
+    def work() -> None:
+        results.append(Evaluator(judge=judge).evaluate(ENGLISH))
+
+    threads = [threading.Thread(target=work) for _ in range(3)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert len(results) == 3
+    assert all(r.score("faithfulness") == pytest.approx(2 / 3) for r in results)  # type: ignore[attr-defined]
+    assert judge.usage.calls == 9 and judge.usage.embedding_calls == 3

@@ -13,6 +13,7 @@ import email.utils
 import logging
 import math
 import re
+import threading
 import time
 import weakref
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -45,6 +46,7 @@ _KEY_LIKE = re.compile(r"\b(sk|rk|pk|or|ak)-[A-Za-z0-9_\-]{6,}")
 _LIMITS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple[str, int], asyncio.Semaphore]] = (
     weakref.WeakKeyDictionary()
 )
+_LIMITS_LOCK = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -103,6 +105,7 @@ class OpenAIEndpoint:
         self._sleep: Sleep = sleep or asyncio.sleep
         self._now: Clock = now or time.time
         self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, AsyncOpenAI] = weakref.WeakKeyDictionary()
+        self._clients_lock = threading.Lock()
         self._format_level = 0
         # Parameters this endpoint refused (reasoning models take max_completion_tokens, no temperature).
         self._renamed_max_tokens = False
@@ -113,28 +116,32 @@ class OpenAIEndpoint:
 
     def _client(self) -> AsyncOpenAI:
         loop = asyncio.get_running_loop()
-        client = self._clients.get(loop)
-        if client is None:
-            client = AsyncOpenAI(
-                # Local servers (vLLM, Ollama) take any key, but the client insists on one.
-                api_key=self._api_key.get_secret_value() if self._api_key is not None else "not-needed",
-                base_url=self.base_url,
-                timeout=self._timeout_s,
-                max_retries=0,
-                default_headers=self._default_headers or None,
-                default_query=self._default_query or None,
-            )
-            self._clients[loop] = client
+        with self._clients_lock:  # judges are shared by worker threads, each with its own loop
+            return self._clients.get(loop) or self._new_client(loop)
+
+    def _new_client(self, loop: asyncio.AbstractEventLoop) -> AsyncOpenAI:
+        client = AsyncOpenAI(
+            # Local servers (vLLM, Ollama) take any key, but the client insists on one.
+            api_key=self._api_key.get_secret_value() if self._api_key is not None else "not-needed",
+            base_url=self.base_url,
+            timeout=self._timeout_s,
+            max_retries=0,
+            default_headers=self._default_headers or None,
+            default_query=self._default_query or None,
+        )
+        self._clients[loop] = client
         return client
 
     def _limit(self) -> asyncio.Semaphore:
         loop = asyncio.get_running_loop()
-        per_loop = _LIMITS.setdefault(loop, {})
-        return per_loop.setdefault((self.base_url, self._concurrency), asyncio.Semaphore(self._concurrency))
+        with _LIMITS_LOCK:
+            per_loop = _LIMITS.setdefault(loop, {})
+            return per_loop.setdefault((self.base_url, self._concurrency), asyncio.Semaphore(self._concurrency))
 
     async def aclose(self) -> None:
         """Close the client of the running loop (others close with their loop)."""
-        client = self._clients.pop(asyncio.get_running_loop(), None)
+        with self._clients_lock:
+            client = self._clients.pop(asyncio.get_running_loop(), None)
         if client is not None:
             await client.close()
 
@@ -156,9 +163,7 @@ class OpenAIEndpoint:
         ``read`` raises :class:`AnswerFormatError` for an unusable answer; that propagates with the call's
         usage attached as ``error.usage`` so the caller can account for it.
         """
-        key = cache_key(
-            "chat", model, messages, {**params, "structured_output": structured_output, "schema": schema_name}
-        )
+        key = cache_key("chat", model, messages, {**params, "structured_output": structured_output, "schema": schema})
         if self._cache is not None:
             cached = await self._cache.aget(key)
             if isinstance(cached, dict) and isinstance(cached.get("content"), str):
