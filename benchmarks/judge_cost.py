@@ -48,8 +48,7 @@ async def measure(server: FakeOpenAIServer, sample: RagSample, check_mode: str) 
     config = OpenAIJudgeConfig(
         model="judge", base_url=server.base_url, api_key="sk-benchmark", embedding_model="embed", check_mode=check_mode
     )
-    async with OpenAIJudge(config) as judge:
-        result = await Evaluator(judge=judge).aevaluate(sample)
+    result = await Evaluator(judge=OpenAIJudge(config)).aevaluate(sample)
     chat = [r for r in server.calls() if r.task != "embeddings"]
     return Measured(
         chat_calls=len(chat),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -39,9 +39,7 @@ JudgeFactory = Callable[..., OpenAIJudge]
 
 
 @pytest.fixture
-async def make_judge(server: FakeOpenAIServer, sleep: RecordingSleep) -> AsyncIterator[JudgeFactory]:
-    made: list[OpenAIJudge] = []
-
+def make_judge(server: FakeOpenAIServer, sleep: RecordingSleep) -> JudgeFactory:
     def factory(**overrides: Any) -> OpenAIJudge:
         settings: dict[str, Any] = {
             "model": "fake-judge-1",
@@ -54,16 +52,12 @@ async def make_judge(server: FakeOpenAIServer, sleep: RecordingSleep) -> AsyncIt
         settings.update(overrides)
         cache = settings.pop("cache", None)
         fallback = settings.pop("similarity_fallback", None)
-        judge = OpenAIJudge(
+        return OpenAIJudge(
             OpenAIJudgeConfig.model_validate(settings),
             cache=cache,
             similarity_fallback=fallback,
             sleep=sleep,
             now=lambda: FIXED_NOW,
         )
-        made.append(judge)
-        return judge
 
-    yield factory
-    for judge in made:
-        await judge.aclose()
+    return factory

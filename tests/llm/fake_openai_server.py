@@ -111,6 +111,7 @@ def without_ids(drop_last: bool = False) -> Fault:
 class RecordedRequest:
     path: str
     task: str
+    client_port: int
     headers: dict[str, str]
     body: dict[str, Any]
     status: int = 200
@@ -371,7 +372,11 @@ class FakeOpenAIServer:
             self._send(handler, 404, {"error": {"message": f"no route {path}"}})
             return
         record = RecordedRequest(
-            path=path, task=task, headers={k.lower(): v for k, v in handler.headers.items()}, body=body
+            path=path,
+            task=task,
+            client_port=handler.client_address[1],
+            headers={k.lower(): v for k, v in handler.headers.items()},
+            body=body,
         )
         with self._lock:
             self.requests.append(record)

@@ -66,8 +66,8 @@ async def test_injected_instruction_does_not_decide_the_verdicts(
     from ragmetrics_core.judges.openai import OpenAIJudge
 
     config = OpenAIJudgeConfig(model="m", base_url=gullible_server.base_url, api_key=FAKE_KEY)
-    async with OpenAIJudge(config) as judge:
-        result = await Evaluator(judge=judge, metrics=["faithfulness", "hallucination"]).aevaluate(INJECTED)
+    judge = OpenAIJudge(config)
+    result = await Evaluator(judge=judge, metrics=["faithfulness", "hallucination"]).aevaluate(INJECTED)
     verdicts = [check.verdict for check in result.evidence.response_vs_contexts or []]
     assert verdicts == [Verdict.ENTAILED, Verdict.NEUTRAL, Verdict.NEUTRAL]
     assert result.score("faithfulness") == pytest.approx(1 / 3)

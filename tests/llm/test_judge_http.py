@@ -294,3 +294,24 @@ def test_one_judge_serves_several_threads_each_with_its_own_loop(server: FakeOpe
     assert len(results) == 3
     assert all(r.score("faithfulness") == pytest.approx(2 / 3) for r in results)  # type: ignore[attr-defined]
     assert judge.usage.calls == 9 and judge.usage.embedding_calls == 3
+
+
+def test_connections_are_pooled_within_a_check_and_closed_on_their_loop(server: FakeOpenAIServer) -> None:
+    import asyncio
+    import gc
+    import warnings
+
+    from ragmetrics_core.judges.openai import OpenAIJudge, OpenAIJudgeConfig
+
+    config = OpenAIJudgeConfig(
+        model="m", base_url=server.base_url, embedding_model="e", check_mode="per_chunk", concurrency=1
+    )
+    judge = OpenAIJudge(config)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ResourceWarning)
+        for _ in range(2):  # two loops, as two sync evaluate() calls would use
+            asyncio.run(Evaluator(judge=judge).aevaluate(synthetic_sample(4)))
+        gc.collect()
+    assert [str(w.message) for w in caught if issubclass(w.category, ResourceWarning)] == []
+    chunk_ports = [r.client_port for r in server.calls("check_chunks")]
+    assert len(chunk_ports) == 8 and len(set(chunk_ports)) == 2  # one pooled connection per check

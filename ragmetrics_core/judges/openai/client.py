@@ -2,8 +2,10 @@
 
 The ``openai`` client's built-in retries are turned off (``max_retries=0``) so the backoff schedule is ours,
 testable with an injected ``sleep`` and clock, and honours ``Retry-After`` up to the policy's cap.
-Clients and semaphores are kept per event loop: an ``AsyncOpenAI`` client's connection pool belongs to the
-loop it was first used on, and a sync caller may run each evaluation in a fresh loop.
+An ``AsyncOpenAI`` client (and its connection pool) lives for one request, or for a :meth:`session` that
+groups the concurrent requests of one judge step; it is always closed on the loop that opened it, since a
+sync caller may run each evaluation in a fresh loop and an online worker in a loop of its own.
+Semaphores are kept per event loop for the same reason.
 """
 
 from __future__ import annotations
@@ -16,7 +18,9 @@ import re
 import threading
 import time
 import weakref
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from contextlib import asynccontextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import partial
 from typing import Any, TypeVar
@@ -25,6 +29,7 @@ from pydantic import SecretStr
 
 import openai
 from openai import AsyncOpenAI
+from openai.types import CreateEmbeddingResponse
 from openai.types.chat import ChatCompletion
 from ragmetrics_core.judges.base import JudgeError, Usage
 from ragmetrics_core.judges.cache import JudgeCache, cache_key
@@ -47,6 +52,8 @@ _LIMITS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple[str, in
     weakref.WeakKeyDictionary()
 )
 _LIMITS_LOCK = threading.Lock()
+# Clients opened by a session, by endpoint id; a context variable, so gathered child tasks see them too.
+_OPEN_CLIENTS: ContextVar[dict[int, AsyncOpenAI] | None] = ContextVar("ragmetrics_openai_clients", default=None)
 
 
 @dataclass(frozen=True)
@@ -104,8 +111,6 @@ class OpenAIEndpoint:
         self._default_query = dict(default_query or {})
         self._sleep: Sleep = sleep or asyncio.sleep
         self._now: Clock = now or time.time
-        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, AsyncOpenAI] = weakref.WeakKeyDictionary()
-        self._clients_lock = threading.Lock()
         self._format_level = 0
         # Parameters this endpoint refused (reasoning models take max_completion_tokens, no temperature).
         self._renamed_max_tokens = False
@@ -114,13 +119,8 @@ class OpenAIEndpoint:
     def __repr__(self) -> str:
         return f"OpenAIEndpoint({self.endpoint!r})"
 
-    def _client(self) -> AsyncOpenAI:
-        loop = asyncio.get_running_loop()
-        with self._clients_lock:  # judges are shared by worker threads, each with its own loop
-            return self._clients.get(loop) or self._new_client(loop)
-
-    def _new_client(self, loop: asyncio.AbstractEventLoop) -> AsyncOpenAI:
-        client = AsyncOpenAI(
+    def _new_client(self) -> AsyncOpenAI:
+        return AsyncOpenAI(
             # Local servers (vLLM, Ollama) take any key, but the client insists on one.
             api_key=self._api_key.get_secret_value() if self._api_key is not None else "not-needed",
             base_url=self.base_url,
@@ -129,21 +129,39 @@ class OpenAIEndpoint:
             default_headers=self._default_headers or None,
             default_query=self._default_query or None,
         )
-        self._clients[loop] = client
-        return client
+
+    @asynccontextmanager
+    async def session(self) -> AsyncIterator[None]:
+        """Share one client (one connection pool) among the requests made inside, including child tasks."""
+        open_clients = _OPEN_CLIENTS.get() or {}
+        if id(self) in open_clients:
+            yield
+            return
+        client = self._new_client()
+        token = _OPEN_CLIENTS.set({**open_clients, id(self): client})
+        try:
+            yield
+        finally:
+            _OPEN_CLIENTS.reset(token)
+            await client.close()
+
+    @asynccontextmanager
+    async def _client(self) -> AsyncIterator[AsyncOpenAI]:
+        shared = (_OPEN_CLIENTS.get() or {}).get(id(self))
+        if shared is not None:
+            yield shared
+            return
+        client = self._new_client()
+        try:
+            yield client
+        finally:
+            await client.close()
 
     def _limit(self) -> asyncio.Semaphore:
         loop = asyncio.get_running_loop()
         with _LIMITS_LOCK:
             per_loop = _LIMITS.setdefault(loop, {})
             return per_loop.setdefault((self.base_url, self._concurrency), asyncio.Semaphore(self._concurrency))
-
-    async def aclose(self) -> None:
-        """Close the client of the running loop (others close with their loop)."""
-        with self._clients_lock:
-            client = self._clients.pop(asyncio.get_running_loop(), None)
-        if client is not None:
-            await client.close()
 
     # -- chat -------------------------------------------------------------------------------------------
 
@@ -253,8 +271,13 @@ class OpenAIEndpoint:
 
     async def _create_completion(self, request: dict[str, Any]) -> ChatCompletion:
         # ``stream`` is never set, so the overload that returns a ChatCompletion applies.
-        completion: ChatCompletion = await self._client().chat.completions.create(**request)
+        async with self._client() as client:
+            completion: ChatCompletion = await client.chat.completions.create(**request)
         return completion
+
+    async def _create_embeddings(self, model: str, texts: list[str]) -> CreateEmbeddingResponse:
+        async with self._client() as client:
+            return await client.embeddings.create(model=model, input=texts)
 
     def _level(self, structured_output: StructuredOutput) -> StructuredOutput:
         if structured_output != "auto":
@@ -272,7 +295,7 @@ class OpenAIEndpoint:
                 return [[float(x) for x in vector] for vector in cached], Usage(cache_hits=1)
         try:
             response, usage = await self._with_retries(
-                "embeddings", lambda: self._client().embeddings.create(model=model, input=list(texts))
+                "embeddings", partial(self._create_embeddings, model, list(texts))
             )
         except EndpointError as error:
             error.usage = _as_embedding_usage(error.usage)

@@ -142,17 +142,6 @@ class OpenAIJudge:
         with self._usage_lock:
             return self._usage
 
-    async def aclose(self) -> None:
-        await self._chat.aclose()
-        if self._embeddings is not None:
-            await self._embeddings.aclose()
-
-    async def __aenter__(self) -> OpenAIJudge:
-        return self
-
-    async def __aexit__(self, *_: object) -> None:
-        await self.aclose()
-
     # -- extraction -------------------------------------------------------------------------------------
 
     async def extract(self, request: ExtractionRequest) -> Extraction:
@@ -207,6 +196,11 @@ class OpenAIJudge:
     # -- checking ---------------------------------------------------------------------------------------
 
     async def check(self, request: CheckRequest) -> CheckResult:
+        # The checking calls run concurrently: one connection pool for all of them.
+        async with self._chat.session():
+            return await self._check(request)
+
+    async def _check(self, request: CheckRequest) -> CheckResult:
         want = request.want & CHECK_PARTS
         response_ids = [f"R{index + 1}" for index in range(len(request.response_claims))]
         reference_ids = [f"G{index + 1}" for index in range(len(request.reference_claims))]
