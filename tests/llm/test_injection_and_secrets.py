@@ -61,7 +61,7 @@ async def test_contexts_travel_only_inside_the_escaped_data_block(
 
 
 async def test_injected_instruction_does_not_decide_the_verdicts(
-    gullible_server: FakeOpenAIServer, sleep: object
+    gullible_server: FakeOpenAIServer,
 ) -> None:
     from ragmetrics_core.judges.openai import OpenAIJudge
 
