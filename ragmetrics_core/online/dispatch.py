@@ -90,23 +90,23 @@ class EmitterRunner:
         while True:
             item = self._queue.get()
             if isinstance(item, _Stop):
-                self._call("shutdown", lambda timeout=item.timeout_s: self.emitter.shutdown(timeout))
+                self._guarded("shutdown", self.emitter.shutdown, item.timeout_s)
                 return
             if isinstance(item, _Flush):
-                flushed: list[bool] = []
-                self._call("force_flush", lambda: flushed.append(bool(self.emitter.force_flush(item.timeout_s))))
-                item.ok = bool(flushed and flushed[0])
+                item.ok = self._guarded("force_flush", self.emitter.force_flush, item.timeout_s) is True
                 item.done.set()
                 continue
-            if self._call("emit", lambda record=item: self.emitter.emit(record)):
-                self._emitted += 1
-            else:
+            try:
+                self.emitter.emit(item)
+            except Exception as exc:  # an emitter's failure is counted and logged, never propagated
                 self._failed += 1
+                self._on_failure(self.name, "emit", exc)
+            else:
+                self._emitted += 1
 
-    def _call(self, operation: str, action: Callable[[], object]) -> bool:
+    def _guarded(self, operation: str, action: Callable[[float], object], timeout_s: float) -> object:
         try:
-            action()
-        except Exception as exc:  # an emitter's failure is counted and logged, never propagated
+            return action(timeout_s)
+        except Exception as exc:
             self._on_failure(self.name, operation, exc)
-            return False
-        return True
+            return None

@@ -56,6 +56,29 @@ class OnlineEvaluator:
         register_atexit: shut down (within ``atexit_timeout_s``) when the interpreter exits.
     """
 
+    # Mutable state, reset in a forked child; guarded by _lock (counters, queue, idle) or _start_lock.
+    _lock: threading.Lock
+    _cond: threading.Condition
+    _start_lock: threading.Lock
+    _queue: deque[Submission]
+    _idle: bool
+    _finalized: bool
+    _worker: Worker | None
+    _runners: tuple[EmitterRunner, ...]
+    _submitted: int
+    _accepted: int
+    _completed: int
+    _failed: int
+    _not_sampled: int
+    _throttled: int
+    _over_budget: int
+    _queue_full: int
+    _rejected: int
+    _abandoned: int
+    _in_flight: int
+    _failure_reasons: dict[str, int]
+    _usage: Usage
+
     def __init__(
         self,
         evaluator: AsyncEvaluator | None = None,
@@ -219,21 +242,21 @@ class OnlineEvaluator:
 
     # ------------------------------------------------------------------ ledger (worker side)
 
-    def take(self) -> Submission | None:
+    def _take(self) -> Submission | None:
         with self._lock:
             if not self._queue:
                 return None
             self._in_flight += 1
             return self._queue.popleft()
 
-    def go_idle(self) -> bool:
+    def _go_idle(self) -> bool:
         with self._lock:
             if self._queue:
                 return False
             self._idle = True
             return True
 
-    def settle(self, failure_reason: str | None, usage: Usage) -> None:
+    def _settle(self, failure_reason: str | None, usage: Usage) -> None:
         with self._cond:
             if self._finalized:
                 return
@@ -255,16 +278,23 @@ class OnlineEvaluator:
         self._lock = threading.Lock()
         self._cond = threading.Condition(self._lock)
         self._start_lock = threading.Lock()
-        self._queue: deque[Submission] = deque()
+        self._queue = deque()
         self._idle = False
         self._finalized = False
-        self._worker: Worker | None = None
-        self._runners: tuple[EmitterRunner, ...] = ()
-        self._submitted = self._accepted = self._completed = self._failed = 0
-        self._not_sampled = self._throttled = self._over_budget = 0
-        self._queue_full = self._rejected = self._abandoned = 0
+        self._worker = None
+        self._runners = ()
+        self._submitted = 0
+        self._accepted = 0
+        self._completed = 0
+        self._failed = 0
+        self._not_sampled = 0
+        self._throttled = 0
+        self._over_budget = 0
+        self._queue_full = 0
+        self._rejected = 0
+        self._abandoned = 0
         self._in_flight = 0
-        self._failure_reasons: dict[str, int] = {}
+        self._failure_reasons = {}
         self._usage = Usage()
 
     def _after_fork_in_child(self) -> None:
@@ -286,7 +316,7 @@ class OnlineEvaluator:
                 return
             try:
                 self._runners = self._start_runners()
-                worker = Worker(self, self._worker_config())
+                worker = Worker(_Ledger(self), self._worker_config())
                 worker.start()
             except Exception as exc:  # e.g. no more threads: submissions wait and shutdown settles them
                 self._warn.warning("start", "ragmetrics could not start its worker: %s", type(exc).__name__)
@@ -319,7 +349,9 @@ class OnlineEvaluator:
 
     def _on_emitter_failure(self, name: str, operation: str, exc: BaseException) -> None:
         message = self._redactor.error(f"{type(exc).__name__}: {exc}")
-        self._warn.warning(f"emitter:{name}:{operation}", "ragmetrics emitter %s %s failed: %s", name, operation, message)
+        self._warn.warning(
+            f"emitter:{name}:{operation}", "ragmetrics emitter %s %s failed: %s", name, operation, message
+        )
 
     def _drain(self, deadline: float) -> bool:
         with self._cond:
@@ -339,13 +371,30 @@ class OnlineEvaluator:
             unfinished = self._in_flight
             if unfinished:
                 self._failed += unfinished
-                self._failure_reasons["shutdown_timeout"] = self._failure_reasons.get("shutdown_timeout", 0) + unfinished
+                reasons = self._failure_reasons
+                reasons["shutdown_timeout"] = reasons.get("shutdown_timeout", 0) + unfinished
                 self._in_flight = 0
             self._cond.notify_all()
             return bool(abandoned or unfinished or self._failure_reasons.get("cancelled"))
 
     def _at_exit(self) -> None:
         self.shutdown(self._atexit_timeout_s)
+
+
+class _Ledger:
+    """The worker's view of the owner's accounting (kept off the public API)."""
+
+    def __init__(self, owner: OnlineEvaluator) -> None:
+        self._owner = owner
+
+    def take(self) -> Submission | None:
+        return self._owner._take()
+
+    def go_idle(self) -> bool:
+        return self._owner._go_idle()
+
+    def settle(self, failure_reason: str | None, usage: Usage) -> None:
+        self._owner._settle(failure_reason, usage)
 
 
 def _positive_int(name: str, value: object) -> None:

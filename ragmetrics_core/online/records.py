@@ -128,7 +128,7 @@ class EvaluationRecord:
                 }
                 for metric, entry in self.scores.items()
             },
-            "explanations": [] if self.result is None else [e.model_dump(mode="json") for e in self.result.explanations],
+            "explanations": [e.model_dump(mode="json") for e in self.result.explanations] if self.result else [],
             "usage": self.usage.model_dump(mode="json"),
             "sample": None if self.sample is None else _sample_dict(self.sample),
         }

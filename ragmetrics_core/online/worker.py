@@ -9,6 +9,7 @@ redacted record and hands it to the emitter threads. Every taken submission is s
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import threading
 import time
@@ -93,10 +94,9 @@ class Worker:
         """Called from any thread when work arrives for an idle loop."""
         loop, event = self._loop, self._wake
         if loop is not None and event is not None:
-            try:
+            # RuntimeError: the loop already closed; shutdown settles whatever is left in the queue.
+            with contextlib.suppress(RuntimeError):
                 loop.call_soon_threadsafe(event.set)
-            except RuntimeError:  # the loop already closed; the idle poll or shutdown settles the queue
-                pass
 
     def stop(self, timeout_s: float) -> bool:
         """Cancel running evaluations and end the thread; ``False`` if it did not end in time."""
@@ -132,10 +132,8 @@ class Worker:
                 task.add_done_callback(finished)
             if len(running) < self._config.concurrency and not self._ledger.go_idle():
                 continue
-            try:
+            with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), timeout=_IDLE_POLL_S)
-            except TimeoutError:
-                pass
             self._wake.clear()
         for task in list(running):
             task.cancel()
@@ -200,6 +198,12 @@ class Worker:
             return "internal_error", f"aevaluate returned {type(result).__name__}, not EvaluationResult", None
         if result.error:
             return "evaluation_error", result.error, result
+        if result.evidence.errors:
+            # The engine records judge failures on the evidence and leaves the affected metrics undetermined.
+            message = "; ".join(sorted(set(result.evidence.errors.values())))
+            self._config.warn.warning("judge", "ragmetrics judge failed: %s", self._config.redactor.error(message))
+            if all(entry.score is None for entry in result.scores.values()):
+                return "judge_error", message, result
         return None, None, result
 
     def _emit(

@@ -108,8 +108,9 @@ class OtelEmitter:
         finally:
             span.end(end_time=max(record.started_ns, record.finished_ns))
         if self._log_events and record.result is not None:
-            event_context = subject_context if record.subject is not None else trace.set_span_in_context(span, Context())
-            self._emit_log_events(record, event_context)
+            # Without a subject the evaluation span is the only span there is, so the events hang off it.
+            evaluated = subject_context if record.subject is not None else trace.set_span_in_context(span, Context())
+            self._emit_log_events(record, evaluated)
 
     def force_flush(self, timeout_s: float) -> bool:
         millis = max(0, int(timeout_s * 1000))
