@@ -129,6 +129,8 @@ class OnlineEvaluator:
         try:
             if origin is None:
                 origin = _NO_ORIGIN
+            elif not isinstance(origin, Origin):
+                return self._reject()
             route = self.sampler.select(origin)
         except Exception:
             return self._reject()
