@@ -29,7 +29,7 @@ _SECRET_PATTERNS: tuple[re.Pattern[str], ...] = (
     re.compile(r"\bAIza[0-9A-Za-z_\-]{30,}"),
     re.compile(r"(?i)\bbearer\s+[A-Za-z0-9._~+/\-]+=*"),
     re.compile(
-        r"(?i)\b(api[_-]?key|access[_-]?token|auth[_-]?token|secret|password|authorization)"
+        r"(?i)\b([\w-]*?(?:api[_-]?key|token|secret|password|passwd|authorization))"
         r"(\"?'?\s*[:=]\s*\"?'?)([^\s\"',;}]+)"
     ),
 )
