@@ -16,7 +16,7 @@ import time
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from pydantic import ValidationError
 
@@ -43,8 +43,9 @@ class AsyncEvaluator(Protocol):
     def aevaluate(self, sample: RagSample) -> Awaitable[EvaluationResult]: ...
 
 
-@dataclass(frozen=True, slots=True)
-class Submission:
+class Submission(NamedTuple):
+    """What ``submit`` queues (a tuple: the cheapest record to build on the caller's thread)."""
+
     sample: object
     origin: Origin
     route: Route

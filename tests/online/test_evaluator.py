@@ -56,7 +56,9 @@ def test_a_draft_is_scored_in_the_background_and_handed_to_emitters(make_online:
 def test_a_ragsample_is_accepted_as_is(make_online: MakeOnline) -> None:
     records, emitter = collect()
     online = make_online(emitters=[emitter])
-    sample = RagSample(user_input="q", response="Paris is in France.", retrieved_contexts=["Paris is in France."], id="s1")
+    sample = RagSample(
+        user_input="q", response="Paris is in France.", retrieved_contexts=["Paris is in France."], id="s1"
+    )
     online.submit(sample)
     assert online.flush(10)
     assert records[0].sample_id == "s1" and records[0].result is not None
