@@ -284,3 +284,16 @@ def test_a_forked_child_starts_its_own_worker_with_its_own_counters(make_online:
     assert online.flush(10)
     stats = online.stats()
     assert (stats.submitted, stats.completed) == (1, 1)
+
+
+def test_judge_tokens_are_charged_to_the_hourly_budget(make_online: MakeOnline) -> None:
+    # Each evaluation costs 20 judge tokens (two calls of 10): a 25-token budget admits two, then refuses.
+    online = make_online(judge=ScriptedJudge(tokens_per_call=10), sampler=Sampler(token_budget_per_hour=25))
+    decisions = []
+    for _ in range(3):
+        decisions.append(online.submit(paris_draft()))
+        assert online.flush(10)
+    assert decisions == [SamplingDecision.EVALUATED, SamplingDecision.EVALUATED, SamplingDecision.OVER_BUDGET]
+    stats = online.stats()
+    assert stats.over_budget == 1 and stats.usage.total_tokens == 40
+    assert stats.budget_remaining is not None and stats.budget_remaining < 0
