@@ -27,6 +27,7 @@ class _Flush:
     timeout_s: float
     done: threading.Event
     ok: bool = False
+    queued: bool = False
 
 
 @dataclass(slots=True)
@@ -60,14 +61,24 @@ class EmitterRunner:
             return False
         return True
 
-    def flush(self, timeout_s: float) -> bool:
-        """Wait until everything offered before this call was emitted, then flush the emitter."""
-        deadline = time.monotonic() + max(0.0, timeout_s)
+    def begin_flush(self, timeout_s: float) -> _Flush:
+        """Queue a flush marker behind everything offered so far, without waiting for room."""
         marker = _Flush(timeout_s=max(0.0, timeout_s), done=threading.Event())
         try:
-            self._queue.put(marker, timeout=max(0.0, timeout_s))
-        except queue.Full:
-            return False
+            self._queue.put_nowait(marker)
+            marker.queued = True
+        except queue.Full:  # queued by wait_flushed, once the backlog has room
+            pass
+        return marker
+
+    def wait_flushed(self, marker: _Flush, timeout_s: float) -> bool:
+        """Whether the records before ``marker`` were emitted and the emitter flushed, within ``timeout_s``."""
+        deadline = time.monotonic() + max(0.0, timeout_s)
+        if not marker.queued:
+            try:
+                self._queue.put(marker, timeout=max(0.0, timeout_s))
+            except queue.Full:
+                return False
         return marker.done.wait(max(0.0, deadline - time.monotonic())) and marker.ok
 
     def begin_close(self, timeout_s: float) -> bool:

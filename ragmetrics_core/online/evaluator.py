@@ -174,7 +174,10 @@ class OnlineEvaluator:
         deadline = time.monotonic() + max(0.0, timeout_s)
         if not self._drain(deadline):
             return False
-        return all(runner.flush(deadline - time.monotonic()) for runner in self._runners)
+        # Every emitter flushes in parallel on its own thread, so a stuck one cannot starve the others.
+        markers = [(runner, runner.begin_flush(deadline - time.monotonic())) for runner in self._runners]
+        results = [runner.wait_flushed(marker, deadline - time.monotonic()) for runner, marker in markers]
+        return all(results)
 
     def shutdown(self, timeout_s: float = 5.0) -> bool:
         """Stop taking submissions, finish what fits in ``timeout_s``, then stop; ``True`` if nothing was lost.

@@ -43,6 +43,24 @@ class Exploding:
         raise ConnectionError("still down")
 
 
+class FlushCounting:
+    name = "counting"
+
+    def __init__(self) -> None:
+        self.emitted = 0
+        self.flushes = 0
+
+    def emit(self, record: EvaluationRecord) -> None:
+        self.emitted += 1
+
+    def force_flush(self, timeout_s: float) -> bool:
+        self.flushes += 1
+        return True
+
+    def shutdown(self, timeout_s: float) -> None:
+        return None
+
+
 class Hanging:
     name = "hanging"
 
@@ -97,11 +115,13 @@ def test_a_failing_emitter_never_stops_the_others(
 ) -> None:
     got: list[EvaluationRecord] = []
     exploding = Exploding()
-    online = make_online(emitters=[exploding, CallbackEmitter(got.append)])
+    counting = FlushCounting()
+    online = make_online(emitters=[exploding, CallbackEmitter(got.append), counting])
     for i in range(4):
         online.submit(paris_draft(), Origin(run_id=str(i)))
     assert online.flush(10) is False  # the exploding emitter could not flush, and flush says so
-    assert len(got) == 4 and exploding.calls == 4
+    assert counting.flushes == 1  # ...while the others were still flushed
+    assert len(got) == 4 and exploding.calls == 4 and counting.emitted == 4
     stats = online.stats()
     assert stats.emitters["exploding"].failed == 4 and stats.emitters["callback"].emitted == 4
     assert stats.completed == 4  # the scores themselves are fine
