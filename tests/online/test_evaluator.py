@@ -297,3 +297,52 @@ def test_judge_tokens_are_charged_to_the_hourly_budget(make_online: MakeOnline) 
     stats = online.stats()
     assert stats.over_budget == 1 and stats.usage.total_tokens == 40
     assert stats.budget_remaining is not None and stats.budget_remaining < 0
+
+
+class BrokenEvaluator:
+    """An evaluator (not the engine) that raises, or returns something that is not a result."""
+
+    def __init__(self, outcome: object) -> None:
+        self.outcome = outcome
+
+    async def aevaluate(self, sample: RagSample) -> Any:
+        if isinstance(self.outcome, BaseException):
+            raise self.outcome
+        return self.outcome
+
+
+@pytest.mark.parametrize(
+    ("outcome", "reason"),
+    [
+        (RuntimeError("token=abc123 rejected"), "judge_error"),
+        (ValueError("precomputed evidence does not fit"), "judge_error"),
+        ({"faithfulness": 1.0}, "internal_error"),
+    ],
+)
+def test_an_evaluator_that_raises_or_misbehaves_is_counted_not_propagated(outcome: object, reason: str) -> None:
+    records, emitter = collect()
+    online = OnlineEvaluator(BrokenEvaluator(outcome), emitters=[emitter])
+    try:
+        assert online.submit(paris_draft()) is SamplingDecision.EVALUATED
+        assert online.flush(10)
+        assert online.stats().failure_reasons == {reason: 1}
+        assert records[0].error is not None and "abc123" not in records[0].error
+    finally:
+        online.shutdown(2)
+
+
+def test_a_missing_default_engine_is_reported_per_submission(monkeypatch: pytest.MonkeyPatch) -> None:
+    import ragmetrics_core.online.evaluator as module
+
+    def unavailable() -> Any:
+        raise ImportError("No module named 'ragmetrics_core.judges.embedded'")
+
+    monkeypatch.setattr(module, "_default_evaluator", unavailable)
+    online = OnlineEvaluator()
+    try:
+        online.submit(paris_draft())
+        online.submit(paris_draft())
+        assert online.flush(10)
+        assert online.stats().failure_reasons == {"evaluator_unavailable": 2}
+    finally:
+        online.shutdown(2)
