@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ragmetrics_core.evidence import Check, Verdict
-from ragmetrics_core.judges.embedded.normalize import Number, Terms, terms
+from ragmetrics_core.judges.embedded.normalize import PREFIX_LENGTH, Number, Terms, terms
 from ragmetrics_core.judges.embedded.segment import sentences
 
 ENTAIL_THRESHOLD = 0.75
@@ -24,7 +24,7 @@ CONTRADICTION_ALIGNMENT = 0.5
 ELSEWHERE_CREDIT = 0.5
 PREFIX_CREDIT = 0.7
 SPLIT_BIGRAM_CREDIT = 0.5
-_PREFIX_MIN = 4
+_PREFIX_MIN = PREFIX_LENGTH
 _CANDIDATES = 3
 _PAIR_DISCOUNT = 0.98
 _NUMBER_TOLERANCE = 0.02
@@ -40,6 +40,7 @@ class Premise:
     group: tuple[int, ...]
     index: dict[str, tuple[int, ...]]
     keys: frozenset[str]
+    heads: frozenset[str]
 
     @classmethod
     def from_text(cls, text: str, group: int = 0) -> Premise:
@@ -56,6 +57,7 @@ class Premise:
             group=tuple(groups) if groups is not None else (group,) * len(units),
             index={key: tuple(positions[:MAX_POSTINGS]) for key, positions in postings.items()},
             keys=frozenset(postings),
+            heads=frozenset(key[:PREFIX_LENGTH] for key in postings if len(key) >= PREFIX_LENGTH),
         )
 
     @classmethod
@@ -84,6 +86,11 @@ def check(claim: Terms, premise: Premise, label: str = "premise") -> Check:
         return Check(verdict=Verdict.NEUTRAL, confidence=0.5, rationale="claim has no checkable content")
     if not premise.units:
         return Check(verdict=Verdict.NEUTRAL, confidence=1.0, rationale=f"{label} is empty")
+    bound = _coverage_bound(claim, premise, total)
+    if bound < CONTRADICTION_ALIGNMENT:
+        # Even with every near match counted, the premise cannot entail or contradict: skip the windows.
+        rationale = f"at most {bound:.0%} of content found in {label}" if bound else f"no content of the claim in {label}"
+        return Check(verdict=Verdict.NEUTRAL, confidence=round(1.0 - bound, 4), rationale=rationale)
     window = _best_window(claim, premise, total)
     if window is None:
         return Check(verdict=Verdict.NEUTRAL, confidence=1.0, rationale=f"no content of the claim in {label}")
@@ -108,55 +115,77 @@ def check(claim: Terms, premise: Premise, label: str = "premise") -> Check:
     return Check(verdict=Verdict.NEUTRAL, confidence=round(1.0 - window.coverage, 4), rationale=reason)
 
 
+def _coverage_bound(claim: Terms, premise: Premise, total: float) -> float:
+    """An upper bound of the coverage any window of ``premise`` can reach, from set lookups only."""
+    keys = premise.keys
+    reachable = 0.0
+    for key, weight in claim.weights.items():
+        if key in keys:
+            reachable += weight
+        elif weight > 0 and _may_be_near(key, premise):
+            reachable += weight * max(PREFIX_CREDIT, SPLIT_BIGRAM_CREDIT)
+    return reachable / total
+
+
+def _may_be_near(key: str, premise: Premise) -> bool:
+    if len(key) == 2 and _is_cjk(key[0]):
+        return key[0] in premise.keys and key[1] in premise.keys
+    if len(key) < _PREFIX_MIN or key[0] == "#":
+        return False
+    if key[:_PREFIX_MIN] in premise.heads:
+        return True
+    return any(key[cut:] in premise.keys for cut in range(1, len(key) - _PREFIX_MIN))
+
+
 def _best_window(claim: Terms, premise: Premise, total: float) -> _Window | None:
     scores: dict[int, float] = {}
+    index = premise.index
     for key, weight in claim.weights.items():
-        for position in premise.index.get(key, ()):
+        for position in index.get(key, ()):
             scores[position] = scores.get(position, 0.0) + weight
     if not scores:
-        candidates = [0] if len(premise.units) == 1 else []
-        if not candidates:
-            return _fuzzy_only(claim, premise, total)
-    else:
-        candidates = sorted(scores, key=lambda position: (-scores[position], position))[:_CANDIDATES]
+        # Without one shared term, near matches alone cannot reach the entailment threshold.
+        return None
+    candidates = sorted(scores, key=lambda position: (-scores[position], position))[:_CANDIDATES]
     best: _Window | None = None
     last = len(premise.units) - 1
+    group = premise.group
     for position in candidates:
         spans = [(position, position)]
-        if position > 0 and premise.group[position - 1] == premise.group[position]:
-            spans.append((position - 1, position))
-        if position < last and premise.group[position + 1] == premise.group[position]:
-            spans.append((position, position + 1))
+        if scores[position] < total:
+            # A neighbour sharing no term cannot raise the coverage of the window.
+            if position > 0 and group[position - 1] == group[position] and position - 1 in scores:
+                spans.append((position - 1, position))
+            if position < last and group[position + 1] == group[position] and position + 1 in scores:
+                spans.append((position, position + 1))
         for start, end in spans:
-            window = _score(claim, premise, start, end, total)
+            window = _score(claim, premise, start, end, total, fuzzy=False)
             if best is None or window.coverage > best.coverage + 1e-12:
                 best = window
-    return best
+    if best is None or not best.missing:
+        return best
+    # Part credit for near matches is worked out for the chosen window only: it is the costly step.
+    return _score(claim, premise, best.start, best.end, total, fuzzy=True)
 
 
-def _fuzzy_only(claim: Terms, premise: Premise, total: float) -> _Window | None:
-    if len(premise.units) > 50:
-        return None
-    best: _Window | None = None
-    for position in range(len(premise.units)):
-        window = _score(claim, premise, position, position, total)
-        if window.coverage > 0 and (best is None or window.coverage > best.coverage):
-            best = window
-    return best
-
-
-def _score(claim: Terms, premise: Premise, start: int, end: int, total: float) -> _Window:
-    units = premise.units[start : end + 1]
+def _score(claim: Terms, premise: Premise, start: int, end: int, total: float, *, fuzzy: bool) -> _Window:
+    if start == end:
+        present: dict[str, float] | set[str] = premise.units[start].weights
+        units: tuple[Terms, ...] = (premise.units[start],)
+    else:
+        units = premise.units[start : end + 1]
+        present = set().union(*(unit.weights for unit in units))
+    keys = premise.keys
     earned = 0.0
     missing: list[str] = []
     for key, weight in claim.weights.items():
-        if any(key in unit.weights for unit in units):
+        if key in present:
             earned += weight
             continue
-        credit = _prefix_credit(key, units)
-        if credit == 0.0 and key in premise.keys:
+        credit = _prefix_credit(key, units) if fuzzy and weight > 0 else 0.0
+        if credit == 0.0 and key in keys:
             credit = ELSEWHERE_CREDIT
-        if credit < 1.0:
+        if weight > 0:
             missing.append(key)
         earned += weight * credit
     coverage = earned / total
@@ -166,30 +195,28 @@ def _score(claim: Terms, premise: Premise, start: int, end: int, total: float) -
 
 
 def _prefix_credit(key: str, units: Sequence[Terms]) -> float:
+    """Part credit for a near match: a shared stem prefix, a compound ending ("sunlight" ~ "light"), or a
+    Chinese bigram whose two characters the window holds apart."""
     if len(key) == 2 and _is_cjk(key[0]):
         first, second = key
         if any(first in unit.weights for unit in units) and any(second in unit.weights for unit in units):
             return SPLIT_BIGRAM_CREDIT
         return 0.0
-    if key.startswith("#") or len(key) < _PREFIX_MIN or not key.isalpha() or not key.isascii() and not _cyrillic(key):
+    if len(key) < _PREFIX_MIN or key[0] == "#" or not key.isalpha():
         return 0.0
+    head = key[:_PREFIX_MIN]
     for unit in units:
-        for other in unit.weights:
-            if len(other) >= _PREFIX_MIN and other[0] == key[0] and (other.startswith(key) or key.startswith(other)):
+        for other in unit.prefixes.get(head, ()):
+            if other.startswith(key) or key.startswith(other):
                 return PREFIX_CREDIT
-            if len(other) >= _PREFIX_MIN + 1 and len(key) >= _PREFIX_MIN + 1 and (
-                other.endswith(key) or key.endswith(other)
-            ):
+        for cut in range(1, len(key) - _PREFIX_MIN):
+            if key[cut:] in unit.weights:
                 return PREFIX_CREDIT
     return 0.0
 
 
 def _is_cjk(char: str) -> bool:
     return "\u3400" <= char <= "\u9fff"
-
-
-def _cyrillic(key: str) -> bool:
-    return "\u0400" <= key[0] <= "\u04ff"
 
 
 def _contradiction(claim: Terms, premise: Premise, window: _Window) -> str | None:

@@ -20,7 +20,6 @@ MAX_SENTENCES = 4000
 _CLOSERS = "\"'»”’)\\]」』）】"
 _BOUNDARY_RE = re.compile(rf"([.!?…]+[{_CLOSERS}]*)(\s+)|([。！？；!?;]+[{_CLOSERS}]*)\s*")
 _OPENERS = "\"'«“‘([「『（【"
-_WORD_BEFORE_RE = re.compile(r"([^\s(\[\"'«“]+)$")
 _LIST_ITEM_RE = re.compile(r"^\s*(?:[-*•·–—]|\d{1,3}[.)]|[a-zA-Zа-яА-Я][.)])\s+")
 _LINE_END_RE = re.compile(rf"[.!?:;…。！？；：][{_CLOSERS}]*\s*$")
 
@@ -83,10 +82,10 @@ def _ends_sentence(paragraph: str, mark_at: int, mark: str, next_at: int) -> boo
         return False
     if not mark.startswith("."):
         return True
-    word = _WORD_BEFORE_RE.search(paragraph, 0, mark_at)
-    if word is None:
+    word_start = max(paragraph.rfind(" ", 0, mark_at), paragraph.rfind("\u00a0", 0, mark_at)) + 1
+    token = paragraph[word_start:mark_at].lstrip("([\"'«“")
+    if not token:
         return True
-    token = word.group(1)
     abbreviation = token.casefold().rstrip(".")
     if abbreviation in lexicon.ABBREVIATIONS:
         return abbreviation in lexicon.SENTENCE_FINAL_ABBREVIATIONS
@@ -99,6 +98,8 @@ def _is_cjk(char: str) -> bool:
 
 def language(text: str) -> str:
     """``zh``, ``ru`` or ``en`` by the script most letters are written in."""
+    if text.isascii():
+        return "en"
     cjk = cyrillic = latin = 0
     for char in text[:2000]:
         if _is_cjk(char):
