@@ -13,12 +13,20 @@ import re
 
 from ragmetrics_core.evidence import Claim
 from ragmetrics_core.judges.embedded import lexicon
+from ragmetrics_core.judges.embedded.normalize import terms
 from ragmetrics_core.judges.embedded.segment import language, sentences
 
 MAX_CLAIMS = 64
 """Claims kept per text: a 1 MB response is judged on its first 64 claims (documented cap)."""
 
 _SPACE_BEFORE_PUNCT_RE = re.compile(r"\s+([,.;:!?])")
+# Leading discourse markers and hedges: "yes, I think that X" asserts X.
+_HEDGE_RE = re.compile(
+    r"^(?:(?:yes|yeah|yep|no|nope|well|oh|so|ok|okay|haha|hmm|actually|indeed|sure|right|да|нет|ну|что ж|嗯|是的)"
+    r"[\s,!.]+)*(?:(?:i|we) (?:think|believe|guess|know|heard|read|suppose|feel)(?: that)?[\s,]+"
+    r"|(?:я думаю|мне кажется|я считаю|по-моему)(?:,? что)?[\s,]+|我(?:认为|觉得|想)[,，]?)?",
+    re.IGNORECASE,
+)
 _EN_SPLIT_RE = re.compile(
     r",\s+(?P<conj>and|but|while|whereas|yet|so|although|though)\s+"
     r"|,\s+(?P<rel>which|who)\s+"
@@ -51,6 +59,9 @@ def extract_claims(text: str) -> list[Claim]:
     previous_subject: str | None = None
     for sentence in sentences(text):
         sentence = _SPACE_BEFORE_PUNCT_RE.sub(r"\1", sentence)
+        if sentence.endswith("?"):
+            continue  # a question asserts nothing
+        sentence = _HEDGE_RE.sub("", sentence, count=1)
         lang = language(sentence)
         if lang == "zh":
             pieces, subject = _split_zh(sentence, previous_subject)
@@ -60,7 +71,7 @@ def extract_claims(text: str) -> list[Claim]:
             pieces, subject = _split_western(sentence, previous_subject, ru=False)
         for piece in pieces:
             cleaned = piece.strip(" ,;:-—")
-            if _has_content(cleaned):
+            if _has_content(cleaned) and terms(cleaned).total > 0:
                 claims.append(Claim(text=cleaned))
                 if len(claims) >= MAX_CLAIMS:
                     return claims

@@ -20,6 +20,8 @@ from ragmetrics_core.judges.embedded.segment import sentences
 ENTAIL_THRESHOLD = 0.75
 """Share of a claim's weighted content that the aligned window must cover for *entailed*."""
 CONTRADICTION_ALIGNMENT = 0.5
+NEGATION_ALIGNMENT = 0.7
+"""Negation only contradicts when the window is clearly about the claim."""
 """A contradiction signal counts only when the window is about the claim (covers at least this share)."""
 ELSEWHERE_CREDIT = 0.5
 PREFIX_CREDIT = 0.7
@@ -27,7 +29,11 @@ SPLIT_BIGRAM_CREDIT = 0.5
 _PREFIX_MIN = PREFIX_LENGTH
 _CANDIDATES = 3
 _PAIR_DISCOUNT = 0.98
+_EXTRA_DISCOUNT = 0.96
+MAX_EXTRA_SENTENCES = 2
+"""Non-adjacent sentences a window may borrow to cover a claim jointly."""
 _NUMBER_TOLERANCE = 0.02
+_COMPARABLE_COUNT = 100
 MAX_POSTINGS = 5000
 """Sentences looked at per claim term in huge premises (documented cap)."""
 
@@ -73,8 +79,7 @@ class Premise:
 
 @dataclass(frozen=True, slots=True)
 class _Window:
-    start: int
-    end: int
+    positions: tuple[int, ...]
     coverage: float
     missing: tuple[str, ...]
 
@@ -151,29 +156,58 @@ def _best_window(claim: Terms, premise: Premise, total: float) -> _Window | None
     last = len(premise.units) - 1
     group = premise.group
     for position in candidates:
-        spans = [(position, position)]
+        spans: list[tuple[int, ...]] = [(position,)]
         if scores[position] < total:
             # A neighbour sharing no term cannot raise the coverage of the window.
             if position > 0 and group[position - 1] == group[position] and position - 1 in scores:
                 spans.append((position - 1, position))
             if position < last and group[position + 1] == group[position] and position + 1 in scores:
                 spans.append((position, position + 1))
-        for start, end in spans:
-            window = _score(claim, premise, start, end, total, fuzzy=False)
+        for span in spans:
+            window = _score(claim, premise, span, total, fuzzy=False)
             if best is None or window.coverage > best.coverage + 1e-12:
                 best = window
-    if best is None or not best.missing:
+    if best is None:
+        return None
+    best = _complete(claim, premise, best, total)
+    if not best.missing:
         return best
     # Part credit for near matches is worked out for the chosen window only: it is the costly step.
-    return _score(claim, premise, best.start, best.end, total, fuzzy=True)
+    return _score(claim, premise, best.positions, total, fuzzy=True)
 
 
-def _score(claim: Terms, premise: Premise, start: int, end: int, total: float, *, fuzzy: bool) -> _Window:
-    if start == end:
-        present: dict[str, float] | set[str] = premise.units[start].weights
-        units: tuple[Terms, ...] = (premise.units[start],)
+def _complete(claim: Terms, premise: Premise, window: _Window, total: float) -> _Window:
+    """Add the sentence elsewhere in the premise that supplies most of what the window lacks.
+
+    A claim often combines two facts stated in different sentences ("X, born in 1950, won Y"); the premise
+    entails it jointly. Each added sentence costs a small discount, so a single sentence that covers the
+    claim is preferred.
+    """
+    for _ in range(MAX_EXTRA_SENTENCES):
+        if not window.missing:
+            return window
+        gains: dict[int, float] = {}
+        for key in window.missing:
+            weight = claim.weights[key]
+            for position in premise.index.get(key, ()):
+                if position not in window.positions:
+                    gains[position] = gains.get(position, 0.0) + weight
+        if not gains:
+            return window
+        position = min(gains, key=lambda candidate: (-gains[candidate], candidate))
+        extended = _score(claim, premise, (*window.positions, position), total, fuzzy=False)
+        if extended.coverage <= window.coverage + 1e-9:
+            return window
+        window = extended
+    return window
+
+
+def _score(claim: Terms, premise: Premise, positions: tuple[int, ...], total: float, *, fuzzy: bool) -> _Window:
+    if len(positions) == 1:
+        present: dict[str, float] | set[str] = premise.units[positions[0]].weights
+        units: tuple[Terms, ...] = (premise.units[positions[0]],)
     else:
-        units = premise.units[start : end + 1]
+        units = tuple(premise.units[position] for position in positions)
         present = set().union(*(unit.weights for unit in units))
     keys = premise.keys
     earned = 0.0
@@ -189,9 +223,16 @@ def _score(claim: Terms, premise: Premise, start: int, end: int, total: float, *
             missing.append(key)
         earned += weight * credit
     coverage = earned / total
-    if end > start:
-        coverage *= _PAIR_DISCOUNT
-    return _Window(start=start, end=end, coverage=coverage, missing=tuple(missing))
+    if len(positions) > 1:
+        coverage *= _discount(positions)
+    return _Window(positions=positions, coverage=coverage, missing=tuple(missing))
+
+
+def _discount(positions: tuple[int, ...]) -> float:
+    factor = 1.0
+    for previous, position in zip(positions, positions[1:], strict=False):
+        factor *= _PAIR_DISCOUNT if abs(position - previous) == 1 else _EXTRA_DISCOUNT
+    return factor
 
 
 def _prefix_credit(key: str, units: Sequence[Terms]) -> float:
@@ -220,25 +261,48 @@ def _is_cjk(char: str) -> bool:
 
 
 def _contradiction(claim: Terms, premise: Premise, window: _Window) -> str | None:
-    units = premise.units[window.start : window.end + 1]
+    units = [premise.units[position] for position in window.positions]
     window_numbers = [number for unit in units for number in unit.numbers]
     for number in claim.numbers:
         if any(_same_number(number, other) for other in window_numbers):
+            continue
+        if not _comparable(number):
             continue
         rivals = [other for other in window_numbers if other.kind == number.kind]
         if rivals and number.key not in premise.keys:
             said = ", ".join(dict.fromkeys(other.text for other in rivals))
             return f"number {number.text} not in premise (premise says {said})"
-    if window.coverage >= 0.7:
-        negated = any(unit.negated for unit in units)
-        if negated != claim.negated:
-            return "negation mismatch (claim is {}negated, premise is {}negated)".format(
-                "" if claim.negated else "not ", "" if negated else "not "
-            )
+    if window.coverage >= NEGATION_ALIGNMENT:
+        conflict = _negation_conflict(claim, units)
+        if conflict is not None:
+            return conflict
     swapped = _swapped_names(claim, units)
     if swapped is not None:
         return f"{swapped[0]} and {swapped[1]} appear in swapped roles"
     return None
+
+
+def _negation_conflict(claim: Terms, units: Sequence[Terms]) -> str | None:
+    """A term negated on one side and asserted on the other ("was not built" vs "was built")."""
+    window_keys: set[str] = set().union(*(unit.weights for unit in units))
+    window_negated: set[str] = set().union(*(unit.negated_keys for unit in units))
+    for key in claim.negated_keys:
+        if key in window_keys and key not in window_negated:
+            return f"negation mismatch: the claim negates '{key}', the premise asserts it"
+    for key in window_negated:
+        if key in claim.weights and key not in claim.negated_keys and claim.weights[key] > 0:
+            return f"negation mismatch: the premise negates '{key}', the claim asserts it"
+    return None
+
+
+def _comparable(number: Number) -> bool:
+    """Years, quantities with a unit and large counts are checked for disagreement; small counts and days of
+    the month are too ambiguous ("1" of "March 1" is not a rival of "three")."""
+    if number.kind == "year":
+        return True
+    if number.kind in {"count", "day"}:
+        return number.value >= _COMPARABLE_COUNT
+    return True
 
 
 def _same_number(number: Number, other: Number) -> bool:
@@ -250,7 +314,7 @@ def _same_number(number: Number, other: Number) -> bool:
 
 
 def _close_number(number: Number, premise: Premise, window: _Window) -> bool:
-    units = premise.units[window.start : window.end + 1]
+    units = [premise.units[position] for position in window.positions]
     return any(_same_number(number, other) for unit in units for other in unit.numbers)
 
 
@@ -275,11 +339,14 @@ def _swapped_names(claim: Terms, units: Sequence[Terms]) -> tuple[str, str] | No
 
 
 def _describe(window: _Window, premise: Premise, label: str) -> str:
-    chunks = sorted(set(premise.group[window.start : window.end + 1]))
-    local_start = window.start - premise.group.index(chunks[0])
-    span = f"sentence {local_start + 1}" if window.end == window.start else (
-        f"sentences {local_start + 1}-{local_start + 1 + window.end - window.start}"
-    )
-    if label == "contexts":
-        return f"chunk {chunks[0] + 1} {span}"
-    return f"{label} {span}"
+    parts: list[str] = []
+    by_chunk: dict[int, list[int]] = {}
+    for position in sorted(window.positions):
+        by_chunk.setdefault(premise.group[position], []).append(position)
+    for chunk, positions in by_chunk.items():
+        first = premise.group.index(chunk)
+        local = [position - first + 1 for position in positions]
+        noun = "sentence" if len(local) == 1 else "sentences"
+        where = f"{noun} {', '.join(map(str, local))}"
+        parts.append(f"chunk {chunk + 1} {where}" if label == "contexts" else f"{label} {where}")
+    return " + ".join(parts)

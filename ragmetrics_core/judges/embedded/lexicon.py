@@ -25,13 +25,16 @@ EN_STOPWORDS = frozenset(
     """.split()
 )
 
+FIRST_PERSON = frozenset("i me my mine myself we us our ours ourselves я меня мне мной мой моя мое мои мы нас нам наш наша наше наши".split())
+
 # Words that carry little evidential weight in a claim but are not pure function words.
 EN_WEAK = frozenset(
     """
     include includes included including involve involves involved contain contains contained use used uses using
     call called calls name named known consider considered regarded become became becomes seem seems seemed
     typically usually often generally mostly mainly currently now today later first also various several
-    different certain kind type part whole lot main major
+    different certain kind type part whole lot main major sometimes always frequently commonly mostly
+    multiple numerous
     """.split()
 )
 
@@ -60,7 +63,7 @@ RU_WEAK = frozenset(
 ZH_STOP_CHARS = frozenset("的了是在和与及而或也都就还又被把让给对于从向以为着过吗呢吧啊呀嘛之其这那此该个些我你他她它们")
 ZH_STOPWORDS = frozenset(
     """
-    我们 你们 他们 她们 它们 这个 那个 这些 那些 以及 并且 而且 但是 因为 所以 如果 虽然 然后 已经 可以 没有 就是
+    我们 你们 他们 她们 它们 这个 那个 这些 那些 以及 并且 而且 但是 因为 所以 如果 虽然 然后 已经 可以 就是
     还是 或者 一个 一些 什么 怎么 如何 哪里 为什么 多少
     """.split()
 )
@@ -120,6 +123,9 @@ MONTHS = {
 SYNONYM_GROUPS: tuple[tuple[str, ...], ...] = (
     ("large", "big", "huge", "vast", "substantial", "enormous", "massive", "great", "sizable"),
     ("small", "little", "tiny", "minor"),
+    ("several", "multiple", "numerous", "various"),
+    ("professional", "pro"),
+    ("maximum", "highest", "top", "best"),
     ("build", "built", "construct", "constructed", "erect", "erected"),
     ("produce", "produced", "release", "released", "emit", "emitted", "generate", "generated", "create"),
     ("begin", "began", "start", "started", "commence"),

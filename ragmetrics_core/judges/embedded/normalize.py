@@ -22,7 +22,7 @@ _TOKEN_RE = re.compile(
     rf"(?P<mixed>\d*{_LETTER}+\d[^\W_{_CJK}]*)"
     r"|(?P<num>\d{1,3}(?:(?:,|[\u00a0\u202f\u2009 ])\d{3})+(?:\.\d+)?(?!\d)|\d+(?:[.,]\d+)?)"
     rf"|(?P<cjk>[{_CJK}]+)"
-    rf"|(?P<word>[^\W\d_{_CJK}]+(?:['\-][^\W\d_{_CJK}]+)*)"
+    rf"|(?P<word>[^\W\d_{_CJK}]+(?:'[^\W\d_{_CJK}]+)*)"
 )
 _HAS_CJK_RE = re.compile(f"[{_CJK}]")
 _THOUSANDS_RE = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")
@@ -39,6 +39,8 @@ _ZH_SYNONYMS = {
 }
 _ZH_SYNONYM_RE = re.compile("|".join(sorted(_ZH_SYNONYMS, key=len, reverse=True)))
 
+SPEAKER = "@speaker"
+"""Term standing for the speaker ("I", "my", "я", "我"): a claim about oneself needs a premise about the speaker."""
 NUMBER_WEIGHT = 3.0
 NAME_WEIGHT = 2.0
 WORD_WEIGHT = 1.0
@@ -50,6 +52,10 @@ _LONG_WORD = 9
 PREFIX_LENGTH = 4
 """Terms sharing this many leading characters are candidates for a near match."""
 _ZH_NAME_TAIL = 10
+_NEGATION_SCOPE = 3
+"""Content terms after a negation cue that it negates (the scope also ends at a clause break)."""
+_CLAUSE_BREAK_RE = re.compile(r"[,;:.!?()—]")
+_NOT_NEGATING_FOLLOWERS = frozenset({"only", "just", "really", "sure", "quite", "bad", "least", "surprisingly"})
 _SPAN_CONNECTORS = frozenset({"of", "the", "for", "de", "du", "la", "von", "van", "&"})
 _NUMBER_WORD_EXCLUDED = frozenset({"one", "один", "одна", "одно"})
 _UNITS = frozenset(
@@ -94,6 +100,8 @@ class Terms:
     names: frozenset[str]
     numbers: tuple[Number, ...]
     negated: bool
+    negated_keys: frozenset[str]
+    """Content terms within the scope of a negation ("not [built in 1889]")."""
     prefixes: dict[str, tuple[str, ...]]
 
     @property
@@ -149,15 +157,26 @@ def terms(text: str) -> Terms:
     keys_at: list[str | None] = [None] * len(matches)
     aliased: list[str] = []
     capitals: list[int] = []
+    negated_keys: set[str] = set()
+    scope = 0
     previous_kind = ""
-    for index, (kind, token, _, end) in enumerate(matches):
+    previous_end = 0
+    for index, (kind, token, start, end) in enumerate(matches):
+        if scope and _CLAUSE_BREAK_RE.search(text, previous_end, start):
+            scope = 0
+        previous_end = end
         if kind == "word":
             word_kind, key, weight = _word_info(token)
             if word_kind == _STOP or (word_kind == _SCALE and previous_kind == "num"):
+                if key in lexicon.FIRST_PERSON:
+                    _add(weights, order, SPEAKER, NAME_WEIGHT)
                 previous_kind = kind
                 continue
             if word_kind == _NEGATION:
-                negated = True
+                following = matches[index + 1][1].casefold() if index + 1 < len(matches) else ""
+                if following not in _NOT_NEGATING_FOLLOWERS:
+                    negated = True
+                    scope = _NEGATION_SCOPE
             elif word_kind == _NUMBER_WORD or word_kind == _SCALE:
                 value = float(lexicon.NUMBER_WORDS[key])
                 number_text = number_key(value)
@@ -167,16 +186,26 @@ def terms(text: str) -> Terms:
                 if token[0].isupper():
                     capitals.append(index)
                     if word_kind == _CONTENT and (index > 0 or (len(token) >= 2 and token.isupper())):
+                        # Names keep their own stem: "Swift" is a singer, not "fast".
+                        key = _word_key(token.casefold())
                         weight = NAME_WEIGHT
                         names.add(key)
                 keys_at[index] = key
                 _add(weights, order, key, weight)
+                if scope:
+                    negated_keys.add(key)
+                    scope -= 1
         elif kind == "num":
             _add_number(text, matches, index, token, numbers, weights, order)
+            if scope:
+                negated_keys.add(numbers[-1].key)
+                scope -= 1
         elif kind == "mixed":
             _add(weights, order, word_key(token.casefold()), NAME_WEIGHT)
         else:
-            negated = _cjk_terms(token, weights, order) or negated
+            if "我" in token:
+                _add(weights, order, SPEAKER, NAME_WEIGHT)
+            negated = _cjk_terms(token, weights, order, negated_keys) or negated
             follower = matches[index + 1] if index + 1 < len(matches) else None
             if (
                 follower is not None
@@ -199,7 +228,8 @@ def terms(text: str) -> Terms:
         if len(key) >= PREFIX_LENGTH and key[0] != "#":
             prefixes.setdefault(key[:PREFIX_LENGTH], []).append(key)
     return Terms(weights=weights, order=tuple(order), names=frozenset(names), numbers=tuple(numbers),
-                 negated=negated, prefixes={head: tuple(keys) for head, keys in prefixes.items()})
+                 negated=negated, negated_keys=frozenset(negated_keys),
+                 prefixes={head: tuple(keys) for head, keys in prefixes.items()})
 
 
 _STOP, _NEGATION, _NUMBER_WORD, _SCALE, _WEAK, _CONTENT = range(6)
@@ -244,9 +274,17 @@ def _add_number(
         value *= scale
     unit = "%" if text[end : end + 1] == "%" else (follower if follower in _UNITS else "")
     number_kind = "year" if token.isdigit() and 1000 <= value <= 2100 and not unit else (unit or "count")
+    if number_kind == "count" and value <= 31 and _next_to_month(matches, index):
+        number_kind = "day"
     key = number_key(value)
     numbers.append(Number(value=value, kind=number_kind, key=key, text=token))
     _add(weights, order, key, NUMBER_WEIGHT)
+
+
+def _next_to_month(matches: list[_Token], index: int) -> bool:
+    before = matches[index - 1][1].casefold() if index > 0 else ""
+    after = matches[index + 1][1].casefold() if index + 1 < len(matches) else ""
+    return before in lexicon.MONTHS or after in lexicon.MONTHS
 
 
 def _add_acronyms(
@@ -357,31 +395,48 @@ def _add(weights: dict[str, float], order: list[str], key: str, weight: float) -
         weights[key] = weight
 
 
-def _cjk_terms(run: str, weights: dict[str, float], order: list[str]) -> bool:
-    """Add character bigrams (unigrams for lone content characters); return whether the run negates."""
+def _cjk_terms(run: str, weights: dict[str, float], order: list[str], negated_keys: set[str] | None = None) -> bool:
+    """Add character bigrams (unigrams for lone content characters); return whether the run negates.
+
+    The segment right after a negation character ("不", "没", "未", ...) is recorded as negated.
+    """
     negated = _zh_negated(run)
     run = _ZH_SYNONYM_RE.sub(lambda match: _ZH_SYNONYMS[match.group(0)], run)
+    if negated:
+        for friend in lexicon.ZH_NEGATION_FALSE_FRIENDS:
+            run = run.replace(friend, friend[0] + "\u200b" + friend[1:])
     run = _ZH_STOPWORD_RE.sub("|", run)
     segment: list[str] = []
+    in_scope = False
     for char in run + "|":
+        if char == "\u200b":
+            continue
         if char == "|" or char in lexicon.ZH_STOP_CHARS or char in lexicon.NEGATIONS_ZH:
-            _segment_terms(segment, weights, order)
+            added = _segment_terms(segment, weights, order)
+            if in_scope and negated_keys is not None and added:
+                negated_keys.update(added)
+                in_scope = False
+            if char in lexicon.NEGATIONS_ZH and negated:
+                in_scope = True
             segment = []
         else:
             segment.append(char)
     return negated
 
 
-def _segment_terms(segment: list[str], weights: dict[str, float], order: list[str]) -> None:
+def _segment_terms(segment: list[str], weights: dict[str, float], order: list[str]) -> list[str]:
+    if not segment:
+        return []
     if len(segment) == 1:
         _add(weights, order, segment[0], ZH_UNIGRAM_WEIGHT)
-        return
+        return [segment[0]]
     for char in segment:
         # Weightless unigrams let a bigram split by other characters in the premise earn part credit.
         _add(weights, order, char, 0.0)
-    for first, second in zip(segment, segment[1:], strict=False):
-        bigram = first + second
+    bigrams = [first + second for first, second in zip(segment, segment[1:], strict=False)]
+    for bigram in bigrams:
         _add(weights, order, bigram, WEAK_WEIGHT if bigram in lexicon.ZH_WEAK else ZH_BIGRAM_WEIGHT)
+    return bigrams
 
 
 def _zh_negated(run: str) -> bool:

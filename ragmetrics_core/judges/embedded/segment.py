@@ -78,9 +78,12 @@ def _ends_sentence(paragraph: str, mark_at: int, mark: str, next_at: int) -> boo
     if next_at >= len(paragraph):
         return True
     following = paragraph[next_at]
-    if not (following.isupper() or following.isdigit() or following in _OPENERS or _is_cjk(following)):
+    lower_start = following.islower()
+    if not (lower_start or following.isupper() or following.isdigit() or following in _OPENERS
+            or _is_cjk(following)):
         return False
     if not mark.startswith("."):
+        # "?" and "!" end a sentence even before a lower-case word (chat text is often lower-case).
         return True
     word_start = max(paragraph.rfind(" ", 0, mark_at), paragraph.rfind("\u00a0", 0, mark_at)) + 1
     token = paragraph[word_start:mark_at].lstrip("([\"'«“")
@@ -88,7 +91,11 @@ def _ends_sentence(paragraph: str, mark_at: int, mark: str, next_at: int) -> boo
         return True
     abbreviation = token.casefold().rstrip(".")
     if abbreviation in lexicon.ABBREVIATIONS:
-        return abbreviation in lexicon.SENTENCE_FINAL_ABBREVIATIONS
+        return abbreviation in lexicon.SENTENCE_FINAL_ABBREVIATIONS and not lower_start
+    if lower_start:
+        # Before a lower-case word only a plain word followed by one period ends a sentence: not "...",
+        # not an initial, not "e.g." or "U.S." (inner periods).
+        return mark == "." and len(token) >= 2 and token.isalpha()
     return not (len(token) == 1 and token.isalpha() and token.isupper())
 
 
