@@ -48,6 +48,12 @@ _EN_COMMON_VERBS = frozenset(
     "won wrote led made took went became began founded built has have had won lost gave got ran held left "
     "includes contains uses serves remains plays lives works".split()
 )
+_EN_ARGUMENT_PREPOSITIONS = frozenset(
+    "in on at for with from during near through via across under over between among within by".split()
+)
+_RU_ARGUMENT_PREPOSITIONS = frozenset("в во на с со для из от при через под над между около возле".split())
+# Words after which a preposition belongs to a fixed phrase ("known for", "due to", "such as").
+_NO_SPLIT_BEFORE = frozenset("known called used made based located due such as one part rather well".split())
 _EN_DETERMINERS = frozenset("the a an this that these those some many most other such".split())
 
 
@@ -93,8 +99,33 @@ def _split_western(sentence: str, previous_subject: str | None, *, ru: bool) -> 
         pieces.extend(_split_clauses(part, subject, ru=ru))
     expanded: list[str] = []
     for piece in pieces:
-        expanded.extend(_split_list(piece))
+        for item in _split_list(piece):
+            expanded.extend(_split_arguments(item, ru=ru))
     return expanded, subject if _names_something(subject) else None
+
+
+def _split_arguments(clause: str, *, ru: bool) -> list[str]:
+    """One claim per adverbial argument, like a triplet extractor would give.
+
+    "Paterson died on November 10, 2018, at the age of 78" → "Paterson died on November 10, 2018" and
+    "Paterson died at the age of 78". Only clauses with two or more such prepositional phrases are split,
+    each phrase keeping the head of the clause (everything before the first phrase).
+    """
+    prepositions = _RU_ARGUMENT_PREPOSITIONS if ru else _EN_ARGUMENT_PREPOSITIONS
+    words = clause.split()
+    starts = [
+        index for index, word in enumerate(words)
+        if index >= 2 and word.casefold() in prepositions and words[index - 1].casefold() not in _NO_SPLIT_BEFORE
+    ]
+    if len(starts) < 2:
+        return [clause]
+    head = words[: starts[0]]
+    if not any(terms(word).total > 0 for word in head):
+        return [clause]
+    phrases = [words[start:end] for start, end in zip(starts, [*starts[1:], len(words)], strict=True)]
+    if any(terms(" ".join(phrase[1:])).total <= 0 for phrase in phrases):
+        return [clause]
+    return [" ".join([*head, *phrase]).rstrip(",") for phrase in phrases]
 
 
 def _split_clauses(part: str, subject: str | None, *, ru: bool) -> list[str]:

@@ -17,6 +17,8 @@ from ragmetrics_core.evidence import Check, Verdict
 from ragmetrics_core.judges.embedded.normalize import PREFIX_LENGTH, Number, Terms, terms
 from ragmetrics_core.judges.embedded.segment import sentences
 
+MIN_CLAIM_WEIGHT = 1.5
+"""A claim whose content is a single ordinary word ("it's average") carries too little to be attributed."""
 ENTAIL_THRESHOLD = 0.75
 """Share of a claim's weighted content that the aligned window must cover for *entailed*."""
 CONTRADICTION_ALIGNMENT = 0.5
@@ -87,8 +89,8 @@ class _Window:
 def check(claim: Terms, premise: Premise, label: str = "premise") -> Check:
     """The verdict of ``premise`` on ``claim`` with a one-line rationale."""
     total = claim.total
-    if total <= 0:
-        return Check(verdict=Verdict.NEUTRAL, confidence=0.5, rationale="claim has no checkable content")
+    if total < MIN_CLAIM_WEIGHT:
+        return Check(verdict=Verdict.NEUTRAL, confidence=0.5, rationale="claim has too little content to check")
     if not premise.units:
         return Check(verdict=Verdict.NEUTRAL, confidence=1.0, rationale=f"{label} is empty")
     bound = _coverage_bound(claim, premise, total)

@@ -25,7 +25,13 @@ EN_STOPWORDS = frozenset(
     """.split()
 )
 
-FIRST_PERSON = frozenset("i me my mine myself we us our ours ourselves я меня мне мной мой моя мое мои мы нас нам наш наша наше наши".split())
+# Pronouns of the dialogue ("I", "you"): a claim about the speaker or the listener needs a premise about them.
+DIALOGUE_PRONOUNS = frozenset(
+    """
+    i me my mine myself we us our ours ourselves you your yours yourself yourselves
+    я меня мне мной мой моя мое мои мы нас нам наш наша наше наши ты тебя тебе твой твоя вы вас вам ваш ваша
+    """.split()
+)
 
 # Words that carry little evidential weight in a claim but are not pure function words.
 EN_WEAK = frozenset(
@@ -144,8 +150,6 @@ SYNONYM_GROUPS: tuple[tuple[str, ...], ...] = (
     ("enroll", "enrolled", "take", "taking", "attend", "register"),
     ("job", "work", "employment", "position"),
     ("waste", "byproduct"),
-    ("h2o", "water"),
-    ("o2", "oxygen"),
     ("usa", "america"),
     ("uk", "britain"),
     ("большой", "крупный", "огромный", "значительный"),

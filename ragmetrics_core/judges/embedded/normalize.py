@@ -39,8 +39,9 @@ _ZH_SYNONYMS = {
 }
 _ZH_SYNONYM_RE = re.compile("|".join(sorted(_ZH_SYNONYMS, key=len, reverse=True)))
 
-SPEAKER = "@speaker"
-"""Term standing for the speaker ("I", "my", "я", "我"): a claim about oneself needs a premise about the speaker."""
+SPEAKER = "@dialogue"
+"""Term standing for the speaker or listener ("I", "you", "я", "我"): a claim about them needs a premise
+that talks about them too."""
 NUMBER_WEIGHT = 3.0
 NAME_WEIGHT = 2.0
 WORD_WEIGHT = 1.0
@@ -168,7 +169,7 @@ def terms(text: str) -> Terms:
         if kind == "word":
             word_kind, key, weight = _word_info(token)
             if word_kind == _STOP or (word_kind == _SCALE and previous_kind == "num"):
-                if key in lexicon.FIRST_PERSON:
+                if key in lexicon.DIALOGUE_PRONOUNS:
                     _add(weights, order, SPEAKER, NAME_WEIGHT)
                 previous_kind = kind
                 continue
@@ -203,7 +204,7 @@ def terms(text: str) -> Terms:
         elif kind == "mixed":
             _add(weights, order, word_key(token.casefold()), NAME_WEIGHT)
         else:
-            if "我" in token:
+            if "我" in token or "你" in token or "您" in token:
                 _add(weights, order, SPEAKER, NAME_WEIGHT)
             negated = _cjk_terms(token, weights, order, negated_keys) or negated
             follower = matches[index + 1] if index + 1 < len(matches) else None
