@@ -35,7 +35,7 @@ sys.path.insert(0, str(REPO_ROOT))
 
 from ragmetrics_core.engine import Evaluator  # noqa: E402
 from ragmetrics_core.judges.embedded import EmbeddedJudge  # noqa: E402
-from ragmetrics_core.judges.embedded.lexicon import EN_STOPWORDS  # noqa: E402
+from ragmetrics_core.judges.embedded.lexicon import EN_STOPWORDS, words  # noqa: E402
 from ragmetrics_core.sample import RagSample  # noqa: E402
 
 DATA_DIR = REPO_ROOT.parent / "shared" / "data"
@@ -145,7 +145,7 @@ def best_balanced_accuracy(scores: Sequence[float], labels: Sequence[bool]) -> t
     if not positives or not negatives:
         return float("nan"), float("nan")
     best = (0.0, 0.0)
-    for threshold in sorted(set(scores)) + [float("inf")]:
+    for threshold in [*sorted(set(scores)), float("inf")]:
         true_positive = sum(1 for score, label in zip(scores, labels, strict=True) if label and score >= threshold)
         true_negative = sum(1 for score, label in zip(scores, labels, strict=True) if not label and score < threshold)
         accuracy = (true_positive / positives + true_negative / negatives) / 2
@@ -194,25 +194,28 @@ def agreement(limit: int | None) -> None:
         print(f"SKIP BEGIN: {begin_dir} not found")
     wice_file = DATA_DIR / "wice" / "dev.jsonl"
     if wice_file.is_file():
-        rows = load_wice(limit)
-        samples = [sample for sample, _ in rows]
-        scores, undetermined = judge_faithfulness(samples)
+        claims = load_wice(limit)
+        wice_samples = [sample for sample, _ in claims]
+        wice_scores, undetermined = judge_faithfulness(wice_samples)
         suffix = f" ({undetermined} undet.)" if undetermined else ""
-        strict = [(sample, label == "supported", score) for (sample, label), score in zip(rows, scores, strict=True)
-                  if label != "partially_supported"]
+        strict = [
+            (sample, label == "supported", score)
+            for (sample, label), score in zip(claims, wice_scores, strict=True)
+            if label != "partially_supported"
+        ]
         report_row("WiCE supported vs not" + suffix, [s for s, _, _ in strict], [y for _, y, _ in strict],
                    [v for _, _, v in strict])
-        report_row("WiCE supported vs partial+not" + suffix, samples, [label == "supported" for _, label in rows],
-                   scores)
+        report_row("WiCE supported vs partial+not" + suffix, wice_samples,
+                   [label == "supported" for _, label in claims], wice_scores)
     else:
         print(f"SKIP WiCE: {wice_file} not found")
 
 
 # ----------------------------------------------------------------------------------------------- throughput
 
-_SYLLABLES = "ka lo ri ten mar vel do sun bri gal or ath en cor pin tha us lem nor qui fel ras mon tiv ed".split()
-_FUNCTION_WORDS = "the of in and was to a is for on by with as at from that its were has".split()
-_NAMES = "Berlin Lisbon Oslo Quebec Kyoto Dakar Lima Perth Turin Malmo Ghent Porto".split()
+_SYLLABLES = words("ka lo ri ten mar vel do sun bri gal or ath en cor pin tha us lem nor qui fel ras mon tiv ed")
+_FUNCTION_WORDS = words("the of in and was to a is for on by with as at from that its were has")
+_NAMES = words("Berlin Lisbon Oslo Quebec Kyoto Dakar Lima Perth Turin Malmo Ghent Porto")
 
 
 def _vocabulary(rng: random.Random, size: int = 3000) -> list[str]:

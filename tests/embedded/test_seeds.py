@@ -29,7 +29,8 @@ LIC_EN = RagSample(
 LIC_ZH = RagSample(
     user_input="印度人寿保险公司(LIC)以什么闻名?",
     response="印度人寿保险公司(LIC)是印度最大的保险公司,以其庞大的投资组合而闻名。LIC 为国家的金融稳定做出了贡献。",
-    reference="印度人寿保险公司(LIC)是印度最大的保险公司,成立于 1956 年,通过保险业国有化建立。它以管理庞大的投资组合而闻名。",
+    reference="印度人寿保险公司(LIC)是印度最大的保险公司,成立于 1956 年,通过保险业国有化建立。"
+    "它以管理庞大的投资组合而闻名。",
     retrieved_contexts=[
         "印度人寿保险公司(LIC)成立于 1956 年,是在印度保险业国有化后建立的。",
         "LIC 是印度最大的保险公司,拥有庞大的保单持有人网络,并在金融领域发挥重要作用。",
@@ -81,7 +82,8 @@ def test_java_context_entity_recall(evaluator: Evaluator) -> None:
         ],
     )
     poor = RagSample(
-        reference="Albert Einstein was born in Ulm, Germany on March 14, 1879. He won the Nobel Prize in Physics in 1921.",
+        reference="Albert Einstein was born in Ulm, Germany on March 14, 1879. "
+        "He won the Nobel Prize in Physics in 1921.",
         retrieved_contexts=[
             "Physics is a fundamental science that studies matter and energy.",
             "Scientists have made many important discoveries throughout history.",

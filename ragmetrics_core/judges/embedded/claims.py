@@ -13,6 +13,7 @@ import re
 
 from ragmetrics_core.evidence import Claim
 from ragmetrics_core.judges.embedded import lexicon
+from ragmetrics_core.judges.embedded.lexicon import words
 from ragmetrics_core.judges.embedded.normalize import terms
 from ragmetrics_core.judges.embedded.segment import language, sentences
 
@@ -31,7 +32,10 @@ _EN_SPLIT_RE = re.compile(
     r",\s+(?P<conj>and|but|while|whereas|yet|so|although|though)\s+"
     r"|,\s+(?P<rel>which|who)\s+"
     r"|,\s+(?P<part>" + "|".join(sorted(lexicon.EN_PARTICIPLE_OPENERS)) + r")\s+"
-    r"|\s+(?P<pron>and|but)\s+(?=(?:its|his|her|their|it|he|she|they)\s)",
+    r"|\s+(?P<pron>and|but)\s+(?=(?:its|his|her|their|it|he|she|they)\s)"
+    r"|\s+(?P<verb>and|but)\s+(?=(?:"
+    + "|".join(sorted(lexicon.EN_AUXILIARIES | lexicon.EN_CLAUSE_VERBS))
+    + r")\s)",
     re.IGNORECASE,
 )
 _RU_SPLIT_RE = re.compile(
@@ -45,16 +49,16 @@ _ZH_PRONOUNS = ("它", "他", "她", "其", "该")
 _WORD_RE = re.compile(r"\S+")
 _RU_VERB_RE = re.compile(r"(?:л|ла|ло|ли|ет|ит|ют|ут|ат|ят|ется|ится|ются|ятся|ено|ена|ен|ан|ана|ано)$")
 _EN_COMMON_VERBS = frozenset(
-    "won wrote led made took went became began founded built has have had won lost gave got ran held left "
-    "includes contains uses serves remains plays lives works".split()
+    words("won wrote led made took went became began founded built has have had won lost gave got ran held left "
+    "includes contains uses serves remains plays lives works")
 )
 _EN_ARGUMENT_PREPOSITIONS = frozenset(
-    "in on at for with from during near through via across under over between among within by".split()
+    words("in on at for with from during near through via across under over between among within by")
 )
-_RU_ARGUMENT_PREPOSITIONS = frozenset("в во на с со для из от при через под над между около возле".split())
+_RU_ARGUMENT_PREPOSITIONS = frozenset(words("в во на с со для из от при через под над между около возле"))
 # Words after which a preposition belongs to a fixed phrase ("known for", "due to", "such as").
-_NO_SPLIT_BEFORE = frozenset("known called used made based located due such as one part rather well".split())
-_EN_DETERMINERS = frozenset("the a an this that these those some many most other such".split())
+_NO_SPLIT_BEFORE = frozenset(words("known called used made based located due such as one part rather well"))
+_EN_DETERMINERS = frozenset(words("the a an this that these those some many most other such"))
 
 
 def extract_claims(text: str) -> list[Claim]:
@@ -142,6 +146,8 @@ def _split_clauses(part: str, subject: str | None, *, ru: bool) -> list[str]:
         kind = match.lastgroup or ""
         if kind == "conj" and (_closes_list(part[cursor : match.start()]) or not _is_clause(right, ru=ru)):
             continue
+        if kind == "verb":
+            kind = "conj"
         head = part[cursor : match.start()]
         if kind == "rel" and "," in right and len(head.split()) <= 4:
             # "Paris, which is the capital of France, has 2 million people": the relative clause sits
@@ -310,9 +316,7 @@ def _split_zh(sentence: str, previous_subject: str | None) -> tuple[list[str], s
     raw = [piece.strip() for piece in _ZH_SPLIT_RE.split(body)]
     pieces: list[str] = []
     for piece in raw:
-        if pieces and _cjk_count(piece) < 4:
-            pieces[-1] = f"{pieces[-1]},{piece}"
-        elif pieces and _cjk_count(pieces[-1]) < 4:
+        if (pieces and _cjk_count(piece) < 4) or (pieces and _cjk_count(pieces[-1]) < 4):
             pieces[-1] = f"{pieces[-1]},{piece}"
         else:
             pieces.append(piece)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 
 from ragmetrics_core.evidence import Check, Verdict
 from ragmetrics_core.judges.embedded.normalize import PREFIX_LENGTH, Number, Terms, terms
@@ -96,7 +97,9 @@ def check(claim: Terms, premise: Premise, label: str = "premise") -> Check:
     bound = _coverage_bound(claim, premise, total)
     if bound < CONTRADICTION_ALIGNMENT:
         # Even with every near match counted, the premise cannot entail or contradict: skip the windows.
-        rationale = f"at most {bound:.0%} of content found in {label}" if bound else f"no content of the claim in {label}"
+        rationale = (
+            f"at most {bound:.0%} of content found in {label}" if bound else f"no content of the claim in {label}"
+        )
         return Check(verdict=Verdict.NEUTRAL, confidence=round(1.0 - bound, 4), rationale=rationale)
     window = _best_window(claim, premise, total)
     if window is None:
@@ -232,7 +235,7 @@ def _score(claim: Terms, premise: Premise, positions: tuple[int, ...], total: fl
 
 def _discount(positions: tuple[int, ...]) -> float:
     factor = 1.0
-    for previous, position in zip(positions, positions[1:], strict=False):
+    for previous, position in pairwise(positions):
         factor *= _PAIR_DISCOUNT if abs(position - previous) == 1 else _EXTRA_DISCOUNT
     return factor
 
@@ -241,7 +244,7 @@ def _prefix_credit(key: str, units: Sequence[Terms]) -> float:
     """Part credit for a near match: a shared stem prefix, a compound ending ("sunlight" ~ "light"), or a
     Chinese bigram whose two characters the window holds apart."""
     if len(key) == 2 and _is_cjk(key[0]):
-        first, second = key
+        first, second = key[0], key[1]
         if any(first in unit.weights for unit in units) and any(second in unit.weights for unit in units):
             return SPLIT_BIGRAM_CREDIT
         return 0.0

@@ -11,6 +11,7 @@ import re
 from collections.abc import Sequence
 
 from ragmetrics_core.judges.embedded import lexicon
+from ragmetrics_core.judges.embedded.lexicon import words
 from ragmetrics_core.judges.embedded.normalize import Terms, prepare, terms
 from ragmetrics_core.judges.embedded.segment import sentences
 
@@ -31,7 +32,7 @@ _NUMBER_UNIT_RE = re.compile(
     r"(?<![\w.,])(\d{1,3}(?:[,\u00a0 ]\d{3})+(?:\.\d+)?|\d+(?:[.,]\d+)?)(?:\s*(%|[^\W\d_]{1,20}))?"
 )
 _WORD_RE = re.compile(r"[^\W_]+(?:['\-][^\W_]+)*")
-_CONNECTORS = frozenset("of de du la le von van der den da di y and & in for on at's".split()) | {"'s"}
+_CONNECTORS = frozenset(words("of de du la le von van der den da di y and & in for on at's")) | {"'s"}
 _LEADING_FUNCTION_WORDS = (lexicon.EN_STOPWORDS | lexicon.RU_STOPWORDS) - {"great", "new", "old"}
 _ZH_QUOTED_RE = re.compile(r"[“《「『\"]([^”》」』\"]{1,30})[”》」』\"]")
 _ZH_LATIN_RE = re.compile(r"[A-Za-z][A-Za-z0-9&.\-]*(?:\s+[A-Z][A-Za-z0-9&.\-]*)*")
@@ -107,7 +108,7 @@ def _capitalised_spans(sentence: str, taken: list[tuple[int, int]]) -> list[tupl
         while chosen and chosen[0].casefold() in _LEADING_FUNCTION_WORDS:
             chosen.pop(0)
         sentence_initial = index == 0
-        if chosen and (not sentence_initial or len(chosen) > 1 or chosen[0].isupper() and len(chosen[0]) > 1):
+        if chosen and (not sentence_initial or len(chosen) > 1 or (chosen[0].isupper() and len(chosen[0]) > 1)):
             start = words[index].start()
             text = sentence[start : words[end].end()]
             spans.append((start, text[text.find(chosen[0]) :]))

@@ -115,9 +115,8 @@ class _Checker:
     @property
     def chunks(self) -> list[Premise]:
         if self._chunks is None:
-            self._chunks = [
-                Premise.from_text(text, group=number) for number, text in enumerate(self.request.contexts[:MAX_CONTEXTS])
-            ]
+            contexts = self.request.contexts[:MAX_CONTEXTS]
+            self._chunks = [Premise.from_text(text, group=number) for number, text in enumerate(contexts)]
         return self._chunks
 
     @property

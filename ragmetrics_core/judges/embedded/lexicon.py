@@ -7,8 +7,13 @@ handful of paraphrases that a purely lexical checker would otherwise count as mi
 
 from __future__ import annotations
 
+
+def words(text: str) -> tuple[str, ...]:
+    """The whitespace-separated words of a literal word list."""
+    return tuple(text.split())
+
 EN_STOPWORDS = frozenset(
-    """
+    words("""
     a an the and or but nor so yet if then than that this these those there here where when while which who whom
     whose what why how of in on at to from by for with without within into onto upon about above below over under
     between among through during before after since until till against along across around near off out up down
@@ -22,30 +27,30 @@ EN_STOPWORDS = frozenset(
     makes making let lets say said says tell told think thought know knew known i'm it's that's there's don't
     doesn't didn't isn't aren't wasn't weren't can't couldn't won't wouldn't shouldn't i've you're they're we're
     he's she's i'd you'd haha lol wow cool great nice sure guess maybe perhaps probably definitely
-    """.split()
+    """)
 )
 
 # Pronouns of the dialogue ("I", "you"): a claim about the speaker or the listener needs a premise about them.
 DIALOGUE_PRONOUNS = frozenset(
-    """
+    words("""
     i me my mine myself we us our ours ourselves you your yours yourself yourselves
     я меня мне мной мой моя мое мои мы нас нам наш наша наше наши ты тебя тебе твой твоя вы вас вам ваш ваша
-    """.split()
+    """)
 )
 
 # Words that carry little evidential weight in a claim but are not pure function words.
 EN_WEAK = frozenset(
-    """
+    words("""
     include includes included including involve involves involved contain contains contained use used uses using
     call called calls name named known consider considered regarded become became becomes seem seems seemed
     typically usually often generally mostly mainly currently now today later first also various several
     different certain kind type part whole lot main major sometimes always frequently commonly mostly
     multiple numerous
-    """.split()
+    """)
 )
 
 RU_STOPWORDS = frozenset(
-    """
+    words("""
     и в во не что он на я с со как а то все она так его но да ты к у же вы за бы по только ее мне было вот от
     меня еще нет о из ему теперь когда даже ну вдруг ли если уже или ни быть был него до вас нибудь опять уж
     вам ведь там потом себя ничего ей может они тут где есть надо ней для мы тебя их чем была сам чтоб без
@@ -55,47 +60,49 @@ RU_STOPWORDS = frozenset(
     иногда лучше чуть том нельзя такой им более всегда конечно всю между это эта эти этих этим являются
     является являлся являлась было были будут было год года году годом годах годы лет г гг также который
     которая которое которые которого которой котором которых которым очень го свой своя свое свои своих
-    """.split()
+    """)
 )
 
 RU_WEAK = frozenset(
-    """
+    words("""
     включает включают включать использовать используется используют называется называют известен известна
     известно известны считается считают обычно часто сейчас сегодня основной основная различные несколько
-    """.split()
+    """)
 )
 
 # Chinese function characters and words removed before character n-grams are built.
-ZH_STOP_CHARS = frozenset("的了是在和与及而或也都就还又被把让给对于从向以为着过吗呢吧啊呀嘛之其这那此该个些我你他她它们")
+ZH_STOP_CHARS = frozenset("的了是在和与及而或也都就还又被把让给对于从向以为着过") | frozenset(
+    "吗呢吧啊呀嘛之其这那此该个些我你他她它们"
+)
 ZH_STOPWORDS = frozenset(
-    """
+    words("""
     我们 你们 他们 她们 它们 这个 那个 这些 那些 以及 并且 而且 但是 因为 所以 如果 虽然 然后 已经 可以 就是
     还是 或者 一个 一些 什么 怎么 如何 哪里 为什么 多少
-    """.split()
+    """)
 )
 
 # Chinese words that add little evidence ("known for", "include", "usually").
-ZH_WEAK = frozenset("闻名 著名 知名 包括 使用 通常 主要 一般 目前 现在 已经".split())
+ZH_WEAK = frozenset(words("闻名 著名 知名 包括 使用 通常 主要 一般 目前 现在 已经"))
 
 NEGATIONS_EN = frozenset(
-    "not no never none nobody nothing neither nor cannot n't don't doesn't didn't isn't aren't wasn't weren't "
-    "can't couldn't won't wouldn't shouldn't hasn't haven't hadn't without".split()
+    words("not no never none nobody nothing neither nor cannot n't don't doesn't didn't isn't aren't wasn't weren't "
+    "can't couldn't won't wouldn't shouldn't hasn't haven't hadn't without")
 )
-NEGATIONS_RU = frozenset("не нет ни никогда ничего никто нельзя без".split())
+NEGATIONS_RU = frozenset(words("не нет ни никогда ничего никто нельзя без"))
 NEGATIONS_ZH = ("不", "没", "沒", "未", "无", "無", "非", "别", "莫", "勿")
 # Chinese words that contain a negation character but do not negate.
 ZH_NEGATION_FALSE_FRIENDS = ("不仅", "不但", "无论", "非常", "未来", "并非不", "毫无疑问", "不断", "无数", "别的")
 
 # Period-terminated tokens that do not end a sentence (lower-case, without the final period).
 ABBREVIATIONS = frozenset(
-    """
+    words("""
     mr mrs ms dr prof sr jr st vs etc e.g i.e u.s u.k u.n inc ltd co corp no nos fig figs approx al gen gov sen
     rep mt ft jan feb mar apr jun jul aug sep sept oct nov dec est dept univ ave blvd vol vols pp p cf ca op
     т.е т.к т.д т.п т.н г гг им ул д стр см напр др пр млн млрд тыс руб коп в вв н.э проф акад обл р ст дж
-    """.split()
+    """)
 )
 # Abbreviations that usually close a sentence when an upper-case word follows ("… and so on, etc. Then").
-SENTENCE_FINAL_ABBREVIATIONS = frozenset("etc т.д т.п др".split())
+SENTENCE_FINAL_ABBREVIATIONS = frozenset(words("etc т.д т.п др"))
 
 NUMBER_WORDS = {
     "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
@@ -200,21 +207,30 @@ QUESTION_WORDS = {
 }
 
 # Prepositions that introduce a place (for "where" questions) or a time (for "when" questions).
-PLACE_PREPOSITIONS = frozenset("in at near on inside outside в на около возле".split())
-TIME_PREPOSITIONS = frozenset("in on since during until before after в с до после".split())
+PLACE_PREPOSITIONS = frozenset(words("in at near on inside outside в на около возле"))
+TIME_PREPOSITIONS = frozenset(words("in on since during until before after в с до после"))
 
-EN_AUXILIARIES = frozenset(
-    "is are was were has have had will would can could may might must shall should does do did "
-    "becomes became remains remained".split()
+# Past-tense and present verbs that open a second predicate after "and" ("… has a generator and fights …").
+EN_CLAUSE_VERBS = frozenset(
+    words(
+        """
+        won wrote led made took went became began founded built gave got held left fights fought played plays
+        starred stars released directed produced lives lived works worked died married moved
+        """
+    )
 )
-RU_COPULAS = frozenset("является являются был была было были будет стал стала стали это".split())
-EN_PRONOUN_SUBJECTS = frozenset("it he she they this these those its his her their".split())
-RU_PRONOUN_SUBJECTS = frozenset("он она оно они его ее их это".split())
+EN_AUXILIARIES = frozenset(
+    words("is are was were has have had will would can could may might must shall should does do did "
+    "becomes became remains remained")
+)
+RU_COPULAS = frozenset(words("является являются был была было были будет стал стала стали это"))
+EN_PRONOUN_SUBJECTS = frozenset(words("it he she they this these those its his her their"))
+RU_PRONOUN_SUBJECTS = frozenset(words("он она оно они его ее их это"))
 
 # Past participles that open a clause about the sentence subject: "X, known for Y" → "X is known for Y".
 EN_PARTICIPLE_OPENERS = frozenset(
-    "known located founded established built created based headquartered born used called named considered "
-    "regarded designed developed made situated owned operated managed followed led".split()
+    words("known located founded established built created based headquartered born used called named considered "
+    "regarded designed developed made situated owned operated managed followed led")
 )
 
 # Chinese suffixes that end an organisation or place name.

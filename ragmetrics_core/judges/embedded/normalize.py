@@ -12,8 +12,10 @@ import re
 import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import pairwise
 
 from ragmetrics_core.judges.embedded import lexicon
+from ragmetrics_core.judges.embedded.lexicon import words
 from ragmetrics_core.judges.embedded.stem import stem
 
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
@@ -60,9 +62,9 @@ _NOT_NEGATING_FOLLOWERS = frozenset({"only", "just", "really", "sure", "quite", 
 _SPAN_CONNECTORS = frozenset({"of", "the", "for", "de", "du", "la", "von", "van", "&"})
 _NUMBER_WORD_EXCLUDED = frozenset({"one", "один", "одна", "одно"})
 _UNITS = frozenset(
-    "% percent per cent km kilometers kilometres miles mile m meters metres cm mm kg kilograms g grams t tons "
+    words("% percent per cent km kilometers kilometres miles mile m meters metres cm mm kg kilograms g grams t tons "
     "tonnes lb pounds ft feet inches $ usd eur dollars euros rubles км м см мм кг г т тонн процентов процента "
-    "рублей долларов 公里 米 公斤 吨 元 美元".split()
+    "рублей долларов 公里 米 公斤 吨 元 美元")
 )
 
 
@@ -178,7 +180,7 @@ def terms(text: str) -> Terms:
                 if following not in _NOT_NEGATING_FOLLOWERS:
                     negated = True
                     scope = _NEGATION_SCOPE
-            elif word_kind == _NUMBER_WORD or word_kind == _SCALE:
+            elif word_kind in (_NUMBER_WORD, _SCALE):
                 value = float(lexicon.NUMBER_WORDS[key])
                 number_text = number_key(value)
                 numbers.append(Number(value=value, kind="count", key=number_text, text=token))
@@ -434,7 +436,7 @@ def _segment_terms(segment: list[str], weights: dict[str, float], order: list[st
     for char in segment:
         # Weightless unigrams let a bigram split by other characters in the premise earn part credit.
         _add(weights, order, char, 0.0)
-    bigrams = [first + second for first, second in zip(segment, segment[1:], strict=False)]
+    bigrams = [first + second for first, second in pairwise(segment)]
     for bigram in bigrams:
         _add(weights, order, bigram, WEAK_WEIGHT if bigram in lexicon.ZH_WEAK else ZH_BIGRAM_WEIGHT)
     return bigrams
