@@ -24,6 +24,8 @@ ENTAIL_THRESHOLD = 0.75
 """Share of a claim's weighted content that the aligned window must cover for *entailed*."""
 CONTRADICTION_ALIGNMENT = 0.5
 NEGATION_ALIGNMENT = 0.7
+NUMBER_ALIGNMENT = 0.75
+"""A disagreeing number contradicts when the rest of the claim is this well covered by the same window."""
 """Negation only contradicts when the window is clearly about the claim."""
 """A contradiction signal counts only when the window is about the claim (covers at least this share)."""
 ELSEWHERE_CREDIT = 0.5
@@ -47,7 +49,7 @@ class Premise:
 
     units: tuple[Terms, ...]
     group: tuple[int, ...]
-    index: dict[str, tuple[int, ...]]
+    index: dict[str, list[int]]
     keys: frozenset[str]
     heads: frozenset[str]
 
@@ -60,13 +62,17 @@ class Premise:
         postings: dict[str, list[int]] = {}
         for position, unit in enumerate(units):
             for key in unit.weights:
-                postings.setdefault(key, []).append(position)
+                found = postings.get(key)
+                if found is None:
+                    postings[key] = [position]
+                elif len(found) < MAX_POSTINGS:
+                    found.append(position)
         return cls(
             units=tuple(units),
             group=tuple(groups) if groups is not None else (group,) * len(units),
-            index={key: tuple(positions[:MAX_POSTINGS]) for key, positions in postings.items()},
+            index=postings,
             keys=frozenset(postings),
-            heads=frozenset(key[:PREFIX_LENGTH] for key in postings if len(key) >= PREFIX_LENGTH),
+            heads=frozenset([key[:PREFIX_LENGTH] for key in postings if len(key) >= PREFIX_LENGTH]),
         )
 
     @classmethod
@@ -91,38 +97,63 @@ def check(claim: Terms, premise: Premise, label: str = "premise") -> Check:
     """The verdict of ``premise`` on ``claim`` with a one-line rationale."""
     total = claim.total
     if total < MIN_CLAIM_WEIGHT:
-        return Check(verdict=Verdict.NEUTRAL, confidence=0.5, rationale="claim has too little content to check")
+        return _verdict(Verdict.NEUTRAL, confidence=0.5, rationale="claim has too little content to check")
     if not premise.units:
-        return Check(verdict=Verdict.NEUTRAL, confidence=1.0, rationale=f"{label} is empty")
+        return _verdict(Verdict.NEUTRAL, confidence=1.0, rationale=f"{label} is empty")
     bound = _coverage_bound(claim, premise, total)
-    if bound < CONTRADICTION_ALIGNMENT:
+    if bound < CONTRADICTION_ALIGNMENT and not (claim.numbers and _numbers_may_clash(claim, premise)):
         # Even with every near match counted, the premise cannot entail or contradict: skip the windows.
         rationale = (
             f"at most {bound:.0%} of content found in {label}" if bound else f"no content of the claim in {label}"
         )
-        return Check(verdict=Verdict.NEUTRAL, confidence=round(1.0 - bound, 4), rationale=rationale)
+        return _verdict(Verdict.NEUTRAL, confidence=round(1.0 - bound, 4), rationale=rationale)
     window = _best_window(claim, premise, total)
     if window is None:
-        return Check(verdict=Verdict.NEUTRAL, confidence=1.0, rationale=f"no content of the claim in {label}")
+        return _verdict(Verdict.NEUTRAL, confidence=1.0, rationale=f"no content of the claim in {label}")
     where = _describe(window, premise, label)
     covered = f"{window.coverage:.0%} of content covered by {where}"
-    if window.coverage >= CONTRADICTION_ALIGNMENT:
+    if window.coverage >= CONTRADICTION_ALIGNMENT or _content_coverage(claim, premise, window) >= NUMBER_ALIGNMENT:
         conflict = _contradiction(claim, premise, window)
         if conflict is not None:
-            return Check(verdict=Verdict.CONTRADICTED, confidence=round(min(0.95, 0.5 + window.coverage / 2), 4),
+            return _verdict(Verdict.CONTRADICTED, confidence=round(min(0.95, 0.5 + window.coverage / 2), 4),
                          rationale=f"{conflict}; {covered}")
     absent_numbers = [number.text for number in claim.numbers if number.key not in premise.keys
                       and not _close_number(number, premise, window)]
     if window.coverage >= ENTAIL_THRESHOLD and not absent_numbers:
         matched = [number.text for number in claim.numbers]
         suffix = f"; number {', '.join(matched)} matches" if matched else ""
-        return Check(verdict=Verdict.ENTAILED, confidence=round(window.coverage, 4), rationale=covered + suffix)
+        return _verdict(Verdict.ENTAILED, confidence=round(window.coverage, 4), rationale=covered + suffix)
     reason = covered
     if absent_numbers:
         reason += f"; number {', '.join(absent_numbers)} not in {label}"
     elif window.missing:
         reason += f"; missing {', '.join(window.missing[:4])}"
-    return Check(verdict=Verdict.NEUTRAL, confidence=round(1.0 - window.coverage, 4), rationale=reason)
+    return _verdict(Verdict.NEUTRAL, confidence=round(1.0 - window.coverage, 4), rationale=reason)
+
+
+def _verdict(verdict: Verdict, confidence: float, rationale: str) -> Check:
+    # Values are built here within their bounds, so pydantic's validation is skipped on this hot path.
+    return Check.model_construct(verdict=verdict, confidence=min(1.0, max(0.0, confidence)), rationale=rationale)
+
+
+def _numbers_may_clash(claim: Terms, premise: Premise) -> bool:
+    """Whether a claim number is missing while the premise has numbers: then the rest decides contradiction."""
+    return any(number.key not in premise.keys for number in claim.numbers) and any(
+        key.startswith("#") for key in premise.keys
+    )
+
+
+def _content_coverage(claim: Terms, premise: Premise, window: _Window) -> float:
+    """Coverage of the claim without its numbers: how well the window is about the same thing."""
+    present: set[str] = set().union(*(premise.units[position].weights for position in window.positions))
+    total = earned = 0.0
+    for key, weight in claim.weights.items():
+        if key[0] == "#":
+            continue
+        total += weight
+        if key in present:
+            earned += weight
+    return earned / total if total else 0.0
 
 
 def _coverage_bound(claim: Terms, premise: Premise, total: float) -> float:
@@ -313,7 +344,8 @@ def _comparable(number: Number) -> bool:
 def _same_number(number: Number, other: Number) -> bool:
     if number.key == other.key:
         return True
-    if number.value == 0 or other.value == 0:
+    if number.kind == "year" or other.kind == "year" or min(abs(number.value), abs(other.value)) < 100:
+        # Years and small counts must match exactly; only large quantities may be rounded ("about 6,600").
         return False
     return abs(number.value - other.value) / max(abs(number.value), abs(other.value)) <= _NUMBER_TOLERANCE
 
@@ -325,13 +357,13 @@ def _close_number(number: Number, premise: Premise, window: _Window) -> bool:
 
 def _swapped_names(claim: Terms, units: Sequence[Terms]) -> tuple[str, str] | None:
     """Two names whose order flips around a shared relation word ("A defeated B" vs "B defeated A")."""
-    names = [key for key in claim.order if key in claim.names]
+    names = [key for key in claim.proper if claim.weights.get(key, 0.0) > 0]
     if len(names) != 2:
         return None
     first, second = names
     claim_order = claim.order
     between = claim_order[claim_order.index(first) + 1 : claim_order.index(second)]
-    relations = [key for key in between if key not in claim.names and not key.startswith("#")]
+    relations = [key for key in between if key not in names and not key.startswith("#") and claim.weights[key] > 0]
     if not relations:
         return None
     for unit in units:

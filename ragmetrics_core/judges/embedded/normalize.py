@@ -105,6 +105,8 @@ class Terms:
     negated: bool
     negated_keys: frozenset[str]
     """Content terms within the scope of a negation ("not [built in 1889]")."""
+    proper: tuple[str, ...]
+    """Capitalised content terms in order, sentence-initial ones included (for swapped-role checks)."""
     prefixes: dict[str, tuple[str, ...]]
 
     @property
@@ -232,6 +234,7 @@ def terms(text: str) -> Terms:
             prefixes.setdefault(key[:PREFIX_LENGTH], []).append(key)
     return Terms(weights=weights, order=tuple(order), names=frozenset(names), numbers=tuple(numbers),
                  negated=negated, negated_keys=frozenset(negated_keys),
+                 proper=tuple(dict.fromkeys(key for key in (keys_at[position] for position in capitals) if key)),
                  prefixes={head: tuple(keys) for head, keys in prefixes.items()})
 
 
@@ -401,7 +404,7 @@ def _add(weights: dict[str, float], order: list[str], key: str, weight: float) -
 def _cjk_terms(run: str, weights: dict[str, float], order: list[str], negated_keys: set[str] | None = None) -> bool:
     """Add character bigrams (unigrams for lone content characters); return whether the run negates.
 
-    The segment right after a negation character ("不", "没", "未", ...) is recorded as negated.
+    What follows a negation character ("不", "没", "未", ...) up to the end of the run is recorded as negated.
     """
     negated = _zh_negated(run)
     run = _ZH_SYNONYM_RE.sub(lambda match: _ZH_SYNONYMS[match.group(0)], run)
@@ -416,9 +419,8 @@ def _cjk_terms(run: str, weights: dict[str, float], order: list[str], negated_ke
             continue
         if char == "|" or char in lexicon.ZH_STOP_CHARS or char in lexicon.NEGATIONS_ZH:
             added = _segment_terms(segment, weights, order)
-            if in_scope and negated_keys is not None and added:
+            if in_scope and negated_keys is not None:
                 negated_keys.update(added)
-                in_scope = False
             if char in lexicon.NEGATIONS_ZH and negated:
                 in_scope = True
             segment = []
