@@ -10,6 +10,7 @@ the previous sentence's subject when that subject names something. Claims keep t
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from ragmetrics_core.evidence import Claim
 from ragmetrics_core.judges.embedded import lexicon
@@ -65,6 +66,12 @@ def extract_claims(text: str) -> list[Claim]:
     """The atomic claims of ``text`` (at most :data:`MAX_CLAIMS`)."""
     if not text or not text.strip():
         return []
+    return list(_claims(text))
+
+
+@lru_cache(maxsize=1024)
+def _claims(text: str) -> tuple[Claim, ...]:
+    # Memoised (claims are immutable): questions and checks re-read the claims of the same response.
     claims: list[Claim] = []
     previous_subject: str | None = None
     for sentence in sentences(text):
@@ -84,10 +91,10 @@ def extract_claims(text: str) -> list[Claim]:
             if _has_content(cleaned) and terms(cleaned).total > 0:
                 claims.append(Claim(text=cleaned))
                 if len(claims) >= MAX_CLAIMS:
-                    return claims
+                    return tuple(claims)
         if subject is not None:
             previous_subject = subject
-    return claims
+    return tuple(claims)
 
 
 def _has_content(text: str) -> bool:

@@ -181,31 +181,35 @@ def _may_be_near(key: str, premise: Premise) -> bool:
 def _best_window(claim: Terms, premise: Premise, total: float) -> _Window | None:
     scores: dict[int, float] = {}
     index = premise.index
+    present = 0.0
     for key, weight in claim.weights.items():
-        for position in index.get(key, ()):
+        positions = index.get(key)
+        if positions is None:
+            continue
+        present += weight
+        for position in positions:
             scores[position] = scores.get(position, 0.0) + weight
     if not scores:
         # Without one shared term, near matches alone cannot reach the entailment threshold.
         return None
+    # A single sentence's exact coverage is its score plus part credit for claim terms found elsewhere.
     candidates = sorted(scores, key=lambda position: (-scores[position], position))[:_CANDIDATES]
-    best: _Window | None = None
+    top = candidates[0]
+    best_span: tuple[int, ...] = (top,)
+    best_coverage = (scores[top] + ELSEWHERE_CREDIT * (present - scores[top])) / total
     last = len(premise.units) - 1
     group = premise.group
     for position in candidates:
-        spans: list[tuple[int, ...]] = [(position,)]
-        if scores[position] < total:
-            # A neighbour sharing no term cannot raise the coverage of the window.
-            if position > 0 and group[position - 1] == group[position] and position - 1 in scores:
-                spans.append((position - 1, position))
-            if position < last and group[position + 1] == group[position] and position + 1 in scores:
-                spans.append((position, position + 1))
-        for span in spans:
-            window = _score(claim, premise, span, total, fuzzy=False)
-            if best is None or window.coverage > best.coverage + 1e-12:
-                best = window
-    if best is None:
-        return None
-    best = _complete(claim, premise, best, total)
+        if scores[position] >= total:
+            break
+        # A neighbour sharing no term cannot raise the coverage of the window.
+        for span in ((position - 1, position), (position, position + 1)):
+            neighbour = span[0] if span[1] == position else span[1]
+            if 0 <= neighbour <= last and group[neighbour] == group[position] and neighbour in scores:
+                window = _score(claim, premise, span, total, fuzzy=False)
+                if window.coverage > best_coverage + 1e-12:
+                    best_span, best_coverage = span, window.coverage
+    best = _complete(claim, premise, _score(claim, premise, best_span, total, fuzzy=False), total)
     if not best.missing:
         return best
     # Part credit for near matches is worked out for the chosen window only: it is the costly step.
@@ -239,24 +243,20 @@ def _complete(claim: Terms, premise: Premise, window: _Window, total: float) -> 
 
 
 def _score(claim: Terms, premise: Premise, positions: tuple[int, ...], total: float, *, fuzzy: bool) -> _Window:
-    if len(positions) == 1:
-        present: dict[str, float] | set[str] = premise.units[positions[0]].weights
-        units: tuple[Terms, ...] = (premise.units[positions[0]],)
-    else:
-        units = tuple(premise.units[position] for position in positions)
-        present = set().union(*(unit.weights for unit in units))
+    units = [premise.units[position].weights for position in positions]
     keys = premise.keys
     earned = 0.0
     missing: list[str] = []
     for key, weight in claim.weights.items():
-        if key in present:
+        if any(key in unit for unit in units):
             earned += weight
             continue
-        credit = _prefix_credit(key, units) if fuzzy and weight > 0 else 0.0
+        if weight <= 0:
+            continue
+        missing.append(key)
+        credit = _prefix_credit(key, [premise.units[position] for position in positions]) if fuzzy else 0.0
         if credit == 0.0 and key in keys:
             credit = ELSEWHERE_CREDIT
-        if weight > 0:
-            missing.append(key)
         earned += weight * credit
     coverage = earned / total
     if len(positions) > 1:

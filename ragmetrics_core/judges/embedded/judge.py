@@ -101,9 +101,9 @@ class _Checker:
         if EvidencePart.REFERENCE_VS_CHUNKS in want:
             result.reference_vs_chunks = [self._row(claim) for claim in reference_terms]
         if EvidencePart.RESPONSE_VS_CONTEXTS in want:
-            result.response_vs_contexts = [check(claim, self.joint, "contexts") for claim in response_terms]
+            result.response_vs_contexts = self._joint_column(response_terms, result.response_vs_chunks)
         if EvidencePart.REFERENCE_VS_CONTEXTS in want:
-            result.reference_vs_contexts = [check(claim, self.joint, "contexts") for claim in reference_terms]
+            result.reference_vs_contexts = self._joint_column(reference_terms, result.reference_vs_chunks)
         if EvidencePart.ENTITIES_IN_CONTEXTS in want:
             key_sets = [premise.keys for premise in self.chunks]
             result.entities_in_contexts = [
@@ -124,6 +124,20 @@ class _Checker:
         if self._joint is None:
             self._joint = Premise.joined(self.chunks)
         return self._joint
+
+    def _joint_column(self, claims: list[Terms], rows: list[list[Check]] | None) -> list[Check]:
+        """All chunks together; a claim one chunk already entails is entailed by them jointly."""
+        column: list[Check] = []
+        for number, claim in enumerate(claims):
+            entailing = None if rows is None else next(
+                ((chunk, check) for chunk, check in enumerate(rows[number]) if check.entailed), None
+            )
+            if entailing is not None:
+                chunk, single = entailing
+                column.append(single.model_copy(update={"rationale": f"chunk {chunk + 1}: {single.rationale}"}))
+            else:
+                column.append(check(claim, self.joint, "contexts"))
+        return column
 
     def _row(self, claim: Terms) -> list[Check]:
         row = [check(claim, premise, f"chunk {number + 1}") for number, premise in enumerate(self.chunks)]

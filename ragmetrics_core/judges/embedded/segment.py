@@ -10,6 +10,7 @@ punctuation or the next line starts a list item.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from ragmetrics_core.judges.embedded import lexicon
 from ragmetrics_core.judges.embedded.normalize import prepare
@@ -26,6 +27,12 @@ _LINE_END_RE = re.compile(rf"[.!?:;…。！？；：][{_CLOSERS}]*\s*$")
 
 def sentences(text: str) -> list[str]:
     """Split ``text`` into sentences (at most :data:`MAX_SENTENCES`)."""
+    return list(_sentences(text))
+
+
+@lru_cache(maxsize=1024)
+def _sentences(text: str) -> tuple[str, ...]:
+    # Memoised: the claims, entities, questions and premise of one text all start from its sentences.
     text = prepare(text)
     found: list[str] = []
     for paragraph in _paragraphs(text):
@@ -34,8 +41,8 @@ def sentences(text: str) -> list[str]:
             if stripped:
                 found.append(stripped)
                 if len(found) >= MAX_SENTENCES:
-                    return found
-    return found
+                    return tuple(found)
+    return tuple(found)
 
 
 def _paragraphs(text: str) -> list[str]:
