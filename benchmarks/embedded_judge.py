@@ -20,6 +20,7 @@ Data are read from ``../shared/data`` relative to the repository root and never 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import csv
 import json
 import random
@@ -268,10 +269,15 @@ def throughput(n_samples: int) -> None:
     evaluator = Evaluator(judge=EmbeddedJudge())
     evaluator.evaluate(samples[0])  # imports and lexicon set-up outside the timed loop
     samples = samples[1:]
+
+    async def run() -> None:
+        # One event loop, samples one after the other: the judge's cost, not thread start-up per call.
+        for sample in samples:
+            await evaluator.aevaluate(sample)
+
     wall = time.perf_counter()
     cpu = time.process_time()
-    for sample in samples:
-        evaluator.evaluate(sample)
+    asyncio.run(run())
     cpu = time.process_time() - cpu
     wall = time.perf_counter() - wall
     words = sum(len(" ".join(sample.context_texts).split()) for sample in samples) / n_samples
