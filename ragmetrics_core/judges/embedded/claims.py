@@ -15,7 +15,7 @@ from functools import lru_cache
 from ragmetrics_core.evidence import Claim
 from ragmetrics_core.judges.embedded import lexicon
 from ragmetrics_core.judges.embedded.lexicon import words
-from ragmetrics_core.judges.embedded.normalize import terms
+from ragmetrics_core.judges.embedded.normalize import has_content_word, terms
 from ragmetrics_core.judges.embedded.segment import language, sentences
 
 MAX_CLAIMS = 64
@@ -131,10 +131,10 @@ def _split_arguments(clause: str, *, ru: bool) -> list[str]:
     if len(starts) < 2:
         return [clause]
     head = words[: starts[0]]
-    if not any(terms(word).total > 0 for word in head):
+    if not has_content_word(head):
         return [clause]
     phrases = [words[start:end] for start, end in zip(starts, [*starts[1:], len(words)], strict=True)]
-    if any(terms(" ".join(phrase[1:])).total <= 0 for phrase in phrases):
+    if not all(has_content_word(phrase[1:]) for phrase in phrases):
         return [clause]
     return [" ".join([*head, *phrase]).rstrip(",") for phrase in phrases]
 

@@ -108,10 +108,8 @@ class Terms:
     proper: tuple[str, ...]
     """Capitalised content terms in order, sentence-initial ones included (for swapped-role checks)."""
     prefixes: dict[str, tuple[str, ...]]
-
-    @property
-    def total(self) -> float:
-        return sum(self.weights.values())
+    total: float
+    """Sum of the weights: the claim content a premise must cover."""
 
 
 def prepare(text: str) -> str:
@@ -232,13 +230,27 @@ def terms(text: str) -> Terms:
     for key in weights:
         if len(key) >= PREFIX_LENGTH and key[0] != "#":
             prefixes.setdefault(key[:PREFIX_LENGTH], []).append(key)
-    return Terms(weights=weights, order=tuple(order), names=frozenset(names), numbers=tuple(numbers),
+    return Terms(weights=weights, total=sum(weights.values()), order=tuple(order), names=frozenset(names),
+                 numbers=tuple(numbers),
                  negated=negated, negated_keys=frozenset(negated_keys),
                  proper=tuple(dict.fromkeys(key for key in (keys_at[position] for position in capitals) if key)),
                  prefixes={head: tuple(keys) for head, keys in prefixes.items()})
 
 
 _STOP, _NEGATION, _NUMBER_WORD, _SCALE, _WEAK, _CONTENT = range(6)
+
+
+def has_content_word(words: list[str]) -> bool:
+    """Whether any of these whitespace-separated words is a content word or a number (cheap, no full analysis)."""
+    for word in words:
+        core = word.strip(_EDGE_PUNCTUATION)
+        if not core:
+            continue
+        if any(char.isdigit() for char in core) or not core.isalpha():
+            return True
+        if _word_info(core)[0] in (_NUMBER_WORD, _WEAK, _CONTENT):
+            return True
+    return False
 
 
 @lru_cache(maxsize=65536)
