@@ -10,11 +10,11 @@ the previous sentence's subject when that subject names something. Claims keep t
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 
 from ragmetrics_core.evidence import Claim
 from ragmetrics_core.judges.embedded import lexicon
 from ragmetrics_core.judges.embedded.lexicon import words
+from ragmetrics_core.judges.embedded.memo import text_cache
 from ragmetrics_core.judges.embedded.normalize import has_content_word, terms
 from ragmetrics_core.judges.embedded.segment import language, sentences
 
@@ -69,7 +69,7 @@ def extract_claims(text: str) -> list[Claim]:
     return list(_claims(text))
 
 
-@lru_cache(maxsize=1024)
+@text_cache(maxsize=256, max_chars=20_000)
 def _claims(text: str) -> tuple[Claim, ...]:
     # Memoised (claims are immutable): questions and checks re-read the claims of the same response.
     claims: list[Claim] = []

@@ -11,11 +11,11 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
-from functools import lru_cache
 from itertools import pairwise
 
 from ragmetrics_core.judges.embedded import lexicon
 from ragmetrics_core.judges.embedded.lexicon import words
+from ragmetrics_core.judges.embedded.memo import text_cache
 from ragmetrics_core.judges.embedded.stem import stem
 
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
@@ -139,7 +139,7 @@ def parse_number(raw: str) -> float:
     return float(compact)
 
 
-@lru_cache(maxsize=8192)
+@text_cache(maxsize=8192, max_chars=2_000)
 def terms(text: str) -> Terms:
     """Weighted content terms of ``text`` (already :func:`prepare`-d or not: preparing twice is harmless).
 
@@ -253,7 +253,7 @@ def has_content_word(words: list[str]) -> bool:
     return False
 
 
-@lru_cache(maxsize=65536)
+@text_cache(maxsize=65536, max_chars=64)
 def _word_info(token: str) -> tuple[int, str, float]:
     """What one word is (stopword, negation, number word, content) with its key and base weight."""
     lower = token.casefold()

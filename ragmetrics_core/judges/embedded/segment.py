@@ -10,9 +10,9 @@ punctuation or the next line starts a list item.
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 
 from ragmetrics_core.judges.embedded import lexicon
+from ragmetrics_core.judges.embedded.memo import text_cache
 from ragmetrics_core.judges.embedded.normalize import prepare
 
 MAX_SENTENCES = 4000
@@ -30,7 +30,7 @@ def sentences(text: str) -> list[str]:
     return list(_sentences(text))
 
 
-@lru_cache(maxsize=1024)
+@text_cache(maxsize=256, max_chars=50_000)
 def _sentences(text: str) -> tuple[str, ...]:
     # Memoised: the claims, entities, questions and premise of one text all start from its sentences.
     text = prepare(text)

@@ -7,9 +7,8 @@ misses, at the price of rare collisions between unrelated long words.
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 from ragmetrics_core.judges.embedded.lexicon import words
+from ragmetrics_core.judges.embedded.memo import text_cache
 
 _EN_SUFFIXES = tuple(
     sorted(
@@ -38,7 +37,7 @@ _EN_PREFIX = 8
 _RU_PREFIX = 6
 
 
-@lru_cache(maxsize=131072)
+@text_cache(maxsize=131072, max_chars=64)
 def stem(word: str) -> str:
     """Stem a lower-case word; Cyrillic words get the Russian rules, everything else the English ones."""
     if len(word) <= 3:
