@@ -100,7 +100,6 @@ class Terms:
 
     weights: dict[str, float]
     order: tuple[str, ...]
-    names: frozenset[str]
     numbers: tuple[Number, ...]
     negated: bool
     negated_keys: frozenset[str]
@@ -153,7 +152,6 @@ def terms(text: str) -> Terms:
         text = _ZH_DATE_UNIT_RE.sub(" ", text)
     weights: dict[str, float] = {}
     order: list[str] = []
-    names: set[str] = set()
     numbers: list[Number] = []
     negated = False
     matches = _tokens(text)
@@ -192,7 +190,6 @@ def terms(text: str) -> Terms:
                         # Names keep their own stem: "Swift" is a singer, not "fast".
                         key = _word_key(token.casefold())
                         weight = NAME_WEIGHT
-                        names.add(key)
                 keys_at[index] = key
                 _add(weights, order, key, weight)
                 if scope:
@@ -230,7 +227,7 @@ def terms(text: str) -> Terms:
     for key in weights:
         if len(key) >= PREFIX_LENGTH and key[0] != "#":
             prefixes.setdefault(key[:PREFIX_LENGTH], []).append(key)
-    return Terms(weights=weights, total=sum(weights.values()), order=tuple(order), names=frozenset(names),
+    return Terms(weights=weights, total=sum(weights.values()), order=tuple(order),
                  numbers=tuple(numbers),
                  negated=negated, negated_keys=frozenset(negated_keys),
                  proper=tuple(dict.fromkeys(key for key in (keys_at[position] for position in capitals) if key)),
