@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import pairwise
 
 from ragmetrics_core.judges.embedded import lexicon
@@ -52,6 +53,7 @@ WEAK_WEIGHT = 0.4
 ZH_BIGRAM_WEIGHT = 1.0
 ZH_UNIGRAM_WEIGHT = 0.5
 _LONG_WORD = 9
+MAX_TOKEN_CHARS = 64
 PREFIX_LENGTH = 4
 """Terms sharing this many leading characters are candidates for a near match."""
 _ZH_NAME_TAIL = 10
@@ -163,6 +165,9 @@ def terms(text: str) -> Terms:
     previous_kind = ""
     previous_end = 0
     for index, (kind, token, start, end) in enumerate(matches):
+        if len(token) > MAX_TOKEN_CHARS and kind != "cjk":
+            # No word is this long; a cut key keeps the word caches small on garbage input.
+            token = token[:MAX_TOKEN_CHARS]
         if scope and _CLAUSE_BREAK_RE.search(text, previous_end, start):
             scope = 0
         previous_end = end
@@ -245,12 +250,12 @@ def has_content_word(words: list[str]) -> bool:
             continue
         if any(char.isdigit() for char in core) or not core.isalpha():
             return True
-        if _word_info(core)[0] in (_NUMBER_WORD, _WEAK, _CONTENT):
+        if _word_info(core[:MAX_TOKEN_CHARS])[0] in (_NUMBER_WORD, _WEAK, _CONTENT):
             return True
     return False
 
 
-@text_cache(maxsize=65536, max_chars=64)
+@lru_cache(maxsize=65536)
 def _word_info(token: str) -> tuple[int, str, float]:
     """What one word is (stopword, negation, number word, content) with its key and base weight."""
     lower = token.casefold()
@@ -376,6 +381,7 @@ def _tokens(text: str) -> list[_Token]:
         core = raw.strip(_EDGE_PUNCTUATION)
         if not core:
             continue
+
         offset = start + raw.find(core)
         if core.isalpha():
             found.append(("word", core, offset, offset + len(core)))

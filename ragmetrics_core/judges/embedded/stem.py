@@ -7,8 +7,9 @@ misses, at the price of rare collisions between unrelated long words.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from ragmetrics_core.judges.embedded.lexicon import words
-from ragmetrics_core.judges.embedded.memo import text_cache
 
 _EN_SUFFIXES = tuple(
     sorted(
@@ -37,9 +38,12 @@ _EN_PREFIX = 8
 _RU_PREFIX = 6
 
 
-@text_cache(maxsize=131072, max_chars=64)
+@lru_cache(maxsize=131072)
 def stem(word: str) -> str:
-    """Stem a lower-case word; Cyrillic words get the Russian rules, everything else the English ones."""
+    """Stem a lower-case word; Cyrillic words get the Russian rules, everything else the English ones.
+
+    Callers pass tokens of at most ``normalize.MAX_TOKEN_CHARS`` characters, which keeps the cache small.
+    """
     if len(word) <= 3:
         return word
     if _is_cyrillic(word):
