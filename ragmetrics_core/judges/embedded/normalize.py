@@ -343,7 +343,7 @@ def _add_acronyms(
             and len(follower[1]) >= 2
             and initials.startswith(follower[1].casefold())
         ):
-            acronym = word_key(follower[1].casefold())
+            acronym = word_key(follower[1][:MAX_TOKEN_CHARS].casefold())
             inside = set(span)
             elsewhere = {key for position, key in enumerate(keys_at) if key and position not in inside}
             for position in span:
