@@ -18,8 +18,8 @@ from ragmetrics_core.evidence import Check, Verdict
 from ragmetrics_core.judges.embedded.normalize import PREFIX_LENGTH, Number, Terms, terms
 from ragmetrics_core.judges.embedded.segment import sentences
 
-MIN_CLAIM_WEIGHT = 1.5
-"""A claim whose content is a single ordinary word ("it's average") carries too little to be attributed."""
+MIN_CLAIM_WEIGHT = 1.0
+"""A claim whose only content is hedge-like words ("it is usually included") carries too little to attribute."""
 ENTAIL_THRESHOLD = 0.75
 """Share of a claim's weighted content that the aligned window must cover for *entailed*."""
 CONTRADICTION_ALIGNMENT = 0.5

@@ -26,7 +26,7 @@ EN_STOPWORDS = frozenset(
     actually basically pretty thing things way ways stuff get got gets getting go goes going gone went make made
     makes making let lets say said says tell told think thought know knew known i'm it's that's there's don't
     doesn't didn't isn't aren't wasn't weren't can't couldn't won't wouldn't shouldn't i've you're they're we're
-    he's she's i'd you'd haha lol wow cool great nice sure guess maybe perhaps probably definitely
+    he's she's i'd you'd haha lol wow sure guess maybe perhaps probably definitely
     """)
 )
 
@@ -36,6 +36,18 @@ DIALOGUE_PRONOUNS = frozenset(
     i me my mine myself we us our ours ourselves you your yours yourself yourselves
     я меня мне мной мой моя мое мои мы нас нам наш наша наше наши ты тебя тебе твой твоя вы вас вам ваш ваша
     """)
+)
+
+# Evaluative words: an opinion the premise does not state is not attributable, so they weigh like names.
+OPINION_WORDS = frozenset(
+    words(
+        """
+        great greatest good best better worst bad awesome amazing favorite favourite love loved loves hate hated
+        funny hilarious boring interesting beautiful excellent terrible fantastic wonderful brilliant cool nice
+        scary sad underrated overrated average amazing incredible perfect horrible masterpiece
+        хороший лучший любимый отличный ужасный интересный скучный смешной прекрасный
+        """
+    )
 )
 
 # Words that carry little evidential weight in a claim but are not pure function words.
@@ -134,7 +146,7 @@ MONTHS = {
 # Groups of interchangeable words (first word is the canonical form). Matched after stemming, so one
 # inflected form per word is enough. Kept to paraphrases a retrieval answer routinely makes.
 SYNONYM_GROUPS: tuple[tuple[str, ...], ...] = (
-    ("large", "big", "huge", "vast", "substantial", "enormous", "massive", "great", "sizable"),
+    ("large", "big", "huge", "vast", "substantial", "enormous", "massive", "sizable"),
     ("small", "little", "tiny", "minor"),
     ("several", "multiple", "numerous", "various"),
     ("professional", "pro"),

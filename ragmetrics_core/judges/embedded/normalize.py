@@ -272,6 +272,8 @@ def _word_info(token: str) -> tuple[int, str, float]:
     key = word_key(lower)
     if lower in lexicon.EN_WEAK or lower in lexicon.RU_WEAK:
         return _WEAK, key, WEAK_WEIGHT
+    if lower in lexicon.OPINION_WORDS:
+        return _CONTENT, key, NAME_WEIGHT
     return _CONTENT, key, LONG_WORD_WEIGHT if len(lower) >= _LONG_WORD else WORD_WEIGHT
 
 

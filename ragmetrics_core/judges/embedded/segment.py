@@ -102,7 +102,7 @@ def _ends_sentence(paragraph: str, mark_at: int, mark: str, next_at: int) -> boo
     if lower_start:
         # Before a lower-case word only a plain word followed by one period ends a sentence: not "...",
         # not an initial, not "e.g." or "U.S." (inner periods).
-        return mark == "." and len(token) >= 2 and token.isalpha()
+        return mark == "." and len(token) >= 2 and token.isalnum()
     return not (len(token) == 1 and token.isalpha() and token.isupper())
 
 
