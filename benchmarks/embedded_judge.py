@@ -36,10 +36,24 @@ sys.path.insert(0, str(REPO_ROOT))
 
 from ragmetrics_core.engine import Evaluator  # noqa: E402
 from ragmetrics_core.judges.embedded import EmbeddedJudge  # noqa: E402
-from ragmetrics_core.judges.embedded.lexicon import EN_STOPWORDS, words  # noqa: E402
+from ragmetrics_core.judges.embedded.lexicon import words  # noqa: E402
 from ragmetrics_core.sample import RagSample  # noqa: E402
 
 DATA_DIR = REPO_ROOT.parent / "shared" / "data"
+# The baseline's own fixed list of English function words (independent of the judge's lexicon, so the
+# baseline does not move when the judge's word lists are tuned).
+BASELINE_STOPWORDS = frozenset(
+    words(
+        """
+        a about above after again against all am an and any are as at be because been before being below between
+        both but by can could did do does doing down during each few for from further had has have having he her
+        here hers herself him himself his how i if in into is it its itself just me more most my myself no nor not
+        now of off on once only or other our ours ourselves out over own same she should so some such than that
+        the their theirs them themselves then there these they this those through to too under until up very was
+        we were what when where which while who whom why will with would you your yours yourself yourselves
+        """
+    )
+)
 WICE_CHUNK_SENTENCES = 5
 _WORD_RE = re.compile(r"\w+")
 
@@ -97,11 +111,11 @@ def load_wice(limit: int | None) -> list[tuple[RagSample, str]]:
 
 def baseline(sample: RagSample) -> float:
     """Share of the response's content words (lower-case, not stopwords) found anywhere in the contexts."""
-    words = [word for word in _WORD_RE.findall(sample.response.lower()) if word not in EN_STOPWORDS]
-    if not words:
+    content = [word for word in _WORD_RE.findall(sample.response.lower()) if word not in BASELINE_STOPWORDS]
+    if not content:
         return 0.0
     context_words = set(_WORD_RE.findall(" ".join(sample.context_texts).lower()))
-    return sum(word in context_words for word in words) / len(words)
+    return sum(word in context_words for word in content) / len(content)
 
 
 def judge_faithfulness(samples: Sequence[RagSample]) -> tuple[list[float], int]:
