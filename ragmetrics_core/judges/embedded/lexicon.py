@@ -21,12 +21,12 @@ EN_STOPWORDS = frozenset(
     could may might must i me my mine myself we us our ours ourselves you your yours yourself yourselves he him his
     himself she her hers herself it its itself they them their theirs themselves one ones someone something
     anyone anything everyone everything nothing all any both each either neither every few more most other some
-    such only own same very too also just even still already again ever really quite rather much many lot lots
-    s t d ll m o re ve y ain st nd rd th not no never none cannot yes yeah yep ok okay oh ah um uh hmm well like just
-    actually basically pretty thing things way ways stuff get got gets getting go goes going gone went make made
-    makes making let lets say said says tell told think thought know knew known i'm it's that's there's don't
+    such only own same very too also just even still already again ever much many
+    s t d ll m o re ve y ain st nd rd th not no never none cannot
+    way ways get got gets getting go goes going gone went make made
+    makes making let lets say said says tell told i'm it's that's there's don't
     doesn't didn't isn't aren't wasn't weren't can't couldn't won't wouldn't shouldn't i've you're they're we're
-    he's she's i'd you'd haha lol wow sure guess maybe perhaps probably definitely
+    he's she's i'd you'd
     """)
 )
 
