@@ -210,7 +210,8 @@ def _best_window(claim: Terms, premise: Premise, total: float) -> _Window | None
                 if window.coverage > best_coverage + 1e-12:
                     best_span, best_coverage = span, window.coverage
     best = _complete(claim, premise, _score(claim, premise, best_span, total, fuzzy=False), total)
-    if not best.missing:
+    if not best.missing or best.coverage >= ENTAIL_THRESHOLD:
+        # Near matches only add credit: a window already over the threshold keeps its exact figure.
         return best
     # Part credit for near matches is worked out for the chosen window only: it is the costly step.
     return _score(claim, premise, best.positions, total, fuzzy=True)
@@ -243,12 +244,18 @@ def _complete(claim: Terms, premise: Premise, window: _Window, total: float) -> 
 
 
 def _score(claim: Terms, premise: Premise, positions: tuple[int, ...], total: float, *, fuzzy: bool) -> _Window:
-    units = [premise.units[position].weights for position in positions]
+    present: dict[str, float] | set[str]
+    if len(positions) == 1:
+        present = premise.units[positions[0]].weights
+    else:
+        present = set()
+        for position in positions:
+            present.update(premise.units[position].weights)
     keys = premise.keys
     earned = 0.0
     missing: list[str] = []
     for key, weight in claim.weights.items():
-        if any(key in unit for unit in units):
+        if key in present:
             earned += weight
             continue
         if weight <= 0:
