@@ -290,8 +290,8 @@ def _prefix_credit(key: str, units: Sequence[Terms]) -> float:
         return 0.0
     head = key[:_PREFIX_MIN]
     for unit in units:
-        for other in unit.prefixes.get(head, ()):
-            if other.startswith(key) or key.startswith(other):
+        for other in unit.weights:
+            if other.startswith(head) and (other.startswith(key) or key.startswith(other)):
                 return PREFIX_CREDIT
         for cut in range(1, len(key) - _PREFIX_MIN):
             if key[cut:] in unit.weights:

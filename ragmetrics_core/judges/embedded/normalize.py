@@ -108,7 +108,6 @@ class Terms:
     """Content terms within the scope of a negation ("not [built in 1889]")."""
     proper: tuple[str, ...]
     """Capitalised content terms in order, sentence-initial ones included (for swapped-role checks)."""
-    prefixes: dict[str, tuple[str, ...]]
     total: float
     """Sum of the weights: the claim content a premise must cover."""
 
@@ -196,7 +195,12 @@ def terms(text: str) -> Terms:
                         key = _word_key(token.casefold())
                         weight = NAME_WEIGHT
                 keys_at[index] = key
-                _add(weights, order, key, weight)
+                previous_weight = weights.get(key)  # _add, inlined on the hottest path
+                if previous_weight is None:
+                    weights[key] = weight
+                    order.append(key)
+                elif weight > previous_weight:
+                    weights[key] = weight
                 if scope:
                     negated_keys.add(key)
                     scope -= 1
@@ -228,15 +232,14 @@ def terms(text: str) -> Terms:
         _cjk_terms(name[-_ZH_NAME_TAIL:], name_weights, [])
         for key in name_weights:
             weights[key] = 0.0
-    prefixes: dict[str, list[str]] = {}
-    for key in weights:
-        if len(key) >= PREFIX_LENGTH and key[0] != "#":
-            prefixes.setdefault(key[:PREFIX_LENGTH], []).append(key)
     return Terms(weights=weights, total=sum(weights.values()), order=tuple(order),
                  numbers=tuple(numbers),
                  negated=negated, negated_keys=frozenset(negated_keys),
-                 proper=tuple(dict.fromkeys(key for key in (keys_at[position] for position in capitals) if key)),
-                 prefixes={head: tuple(keys) for head, keys in prefixes.items()})
+                 proper=_proper(keys_at, capitals) if capitals else ())
+
+
+def _proper(keys_at: list[str | None], capitals: list[int]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(key for key in (keys_at[position] for position in capitals) if key))
 
 
 _STOP, _NEGATION, _NUMBER_WORD, _SCALE, _WEAK, _CONTENT = range(6)
