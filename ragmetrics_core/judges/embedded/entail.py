@@ -213,6 +213,9 @@ def _best_window(claim: Terms, premise: Premise, total: float) -> _Window | None
     if not best.missing or best.coverage >= ENTAIL_THRESHOLD:
         # Near matches only add credit: a window already over the threshold keeps its exact figure.
         return best
+    missing_weight = sum(claim.weights[key] for key in best.missing)
+    if best.coverage + PREFIX_CREDIT * missing_weight / total < CONTRADICTION_ALIGNMENT:
+        return best  # even full near-match credit could not change the verdict
     # Part credit for near matches is worked out for the chosen window only: it is the costly step.
     return _score(claim, premise, best.positions, total, fuzzy=True)
 
