@@ -1,11 +1,12 @@
 """Does a premise entail a claim? Weighted coverage in the best-aligned window, plus contradiction signals.
 
 The premise is cut into sentences once (:class:`Premise`); a claim is compared with the window of one or two
-adjacent sentences that covers most of its weighted content, not with the bag of the whole text. Terms found
-only elsewhere in the premise earn part credit, and so do terms that share a long prefix with a window term
-("sunlight" / "light"). A claim is *entailed* when the covered share reaches :data:`ENTAIL_THRESHOLD` and
-nothing contradicts it; *contradicted* when the aligned window disagrees on a number or date of the same kind,
-on negation, or has the claim's two names in swapped roles; *neutral* otherwise.
+adjacent sentences (plus up to two sentences elsewhere that supply what is missing) that covers most of its
+weighted content, not with the bag of the whole text. Terms found only elsewhere in the premise earn part credit,
+and so do terms that share a long prefix with a window term ("sunlight" / "light"). A claim is *entailed* when the
+covered share reaches :data:`ENTAIL_THRESHOLD` (:data:`LONG_CLAIM_THRESHOLD` for long claims) and nothing
+contradicts it; *contradicted* when the aligned window disagrees on a number or date of the same kind, on
+negation, or has the claim's two names in swapped roles; *neutral* otherwise.
 """
 
 from __future__ import annotations
@@ -21,6 +22,10 @@ from ragmetrics_core.judges.embedded.segment import sentences
 MIN_CLAIM_WEIGHT = 1.0
 """A claim whose only content is hedge-like words ("it is usually included") carries too little to attribute."""
 ENTAIL_THRESHOLD = 0.75
+LONG_CLAIM_WEIGHT = 10.0
+LONG_CLAIM_THRESHOLD = 0.7
+"""Claims heavier than ``LONG_CLAIM_WEIGHT`` (about ten content words) need ``LONG_CLAIM_THRESHOLD``: more words
+leave more room for paraphrase the lexicon does not know."""
 """Share of a claim's weighted content that the aligned window must cover for *entailed*."""
 CONTRADICTION_ALIGNMENT = 0.5
 NEGATION_ALIGNMENT = 0.7
@@ -119,7 +124,7 @@ def check(claim: Terms, premise: Premise, label: str = "premise") -> Check:
                          rationale=f"{conflict}; {covered}")
     absent_numbers = [number.text for number in claim.numbers if number.key not in premise.keys
                       and not _close_number(number, premise, window)]
-    if window.coverage >= ENTAIL_THRESHOLD and not absent_numbers:
+    if window.coverage >= _threshold(total) and not absent_numbers:
         matched = [number.text for number in claim.numbers]
         suffix = f"; number {', '.join(matched)} matches" if matched else ""
         return _verdict(Verdict.ENTAILED, confidence=round(window.coverage, 4), rationale=covered + suffix)
@@ -129,6 +134,10 @@ def check(claim: Terms, premise: Premise, label: str = "premise") -> Check:
     elif window.missing:
         reason += f"; missing {', '.join(window.missing[:4])}"
     return _verdict(Verdict.NEUTRAL, confidence=round(1.0 - window.coverage, 4), rationale=reason)
+
+
+def _threshold(total: float) -> float:
+    return LONG_CLAIM_THRESHOLD if total > LONG_CLAIM_WEIGHT else ENTAIL_THRESHOLD
 
 
 def _verdict(verdict: Verdict, confidence: float, rationale: str) -> Check:
@@ -210,7 +219,7 @@ def _best_window(claim: Terms, premise: Premise, total: float) -> _Window | None
                 if window.coverage > best_coverage + 1e-12:
                     best_span, best_coverage = span, window.coverage
     best = _complete(claim, premise, _score(claim, premise, best_span, total, fuzzy=False), total)
-    if not best.missing or best.coverage >= ENTAIL_THRESHOLD:
+    if not best.missing or best.coverage >= _threshold(total):
         # Near matches only add credit: a window already over the threshold keeps its exact figure.
         return best
     missing_weight = sum(claim.weights[key] for key in best.missing)
