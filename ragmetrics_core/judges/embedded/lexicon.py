@@ -131,8 +131,6 @@ NUMBER_SCALES = {
     "миллионов": 1_000_000, "млрд": 1_000_000_000, "миллиарда": 1_000_000_000, "миллиардов": 1_000_000_000,
     "万": 10_000, "亿": 100_000_000, "千": 1000,
 }
-ZH_DIGITS = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9,
-             "十": 10}
 
 MONTHS = {
     "january": 1, "february": 2, "march": 3, "april": 4, "may": 5, "june": 6, "july": 7, "august": 8,
@@ -218,9 +216,8 @@ QUESTION_WORDS = {
     "谁": "who", "为什么": "why", "怎么": "how", "如何": "how", "多少": "how", "几": "how",
 }
 
-# Prepositions that introduce a place (for "where" questions) or a time (for "when" questions).
+# Prepositions that introduce a place (for "where" questions).
 PLACE_PREPOSITIONS = frozenset(words("in at near on inside outside в на около возле"))
-TIME_PREPOSITIONS = frozenset(words("in on since during until before after в с до после"))
 
 # Past-tense and present verbs that open a second predicate after "and" ("… has a generator and fights …").
 EN_CLAUSE_VERBS = frozenset(
