@@ -96,3 +96,7 @@ def test_similarity_rewards_the_same_question() -> None:
     assert 0.5 <= partial <= 0.8
     assert similarity(asked, "Who wrote Hamlet?") < 0.3
     assert similarity("", "Where is France?") == 0.0
+
+
+def test_a_statement_that_something_is_unknown_is_an_answer() -> None:
+    assert not is_noncommittal("The author of the poem is unknown.")
