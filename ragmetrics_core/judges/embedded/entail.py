@@ -264,6 +264,12 @@ def _score(claim: Terms, premise: Premise, positions: tuple[int, ...], total: fl
         for position in positions:
             present.update(premise.units[position].weights)
     keys = premise.keys
+    heads: dict[str, list[str]] | None = None
+    if fuzzy:
+        heads = {}
+        for other in present:
+            if len(other) >= _PREFIX_MIN:
+                heads.setdefault(other[:_PREFIX_MIN], []).append(other)
     earned = 0.0
     missing: list[str] = []
     for key, weight in claim.weights.items():
@@ -273,7 +279,7 @@ def _score(claim: Terms, premise: Premise, positions: tuple[int, ...], total: fl
         if weight <= 0:
             continue
         missing.append(key)
-        credit = _prefix_credit(key, [premise.units[position] for position in positions]) if fuzzy else 0.0
+        credit = _near_credit(key, present, heads) if heads is not None else 0.0
         if credit == 0.0 and key in keys:
             credit = ELSEWHERE_CREDIT
         earned += weight * credit
@@ -290,24 +296,19 @@ def _discount(positions: tuple[int, ...]) -> float:
     return factor
 
 
-def _prefix_credit(key: str, units: Sequence[Terms]) -> float:
-    """Part credit for a near match: a shared stem prefix, a compound ending ("sunlight" ~ "light"), or a
-    Chinese bigram whose two characters the window holds apart."""
+def _near_credit(key: str, present: dict[str, float] | set[str], heads: dict[str, list[str]]) -> float:
+    """Part credit for a near match in the window: a shared stem prefix, a compound ending ("sunlight" ~
+    "light"), or a Chinese bigram whose two characters the window holds apart."""
     if len(key) == 2 and _is_cjk(key[0]):
-        first, second = key[0], key[1]
-        if any(first in unit.weights for unit in units) and any(second in unit.weights for unit in units):
-            return SPLIT_BIGRAM_CREDIT
-        return 0.0
+        return SPLIT_BIGRAM_CREDIT if key[0] in present and key[1] in present else 0.0
     if len(key) < _PREFIX_MIN or key[0] == "#" or not key.isalpha():
         return 0.0
-    head = key[:_PREFIX_MIN]
-    for unit in units:
-        for other in unit.weights:
-            if other.startswith(head) and (other.startswith(key) or key.startswith(other)):
-                return PREFIX_CREDIT
-        for cut in range(1, len(key) - _PREFIX_MIN):
-            if key[cut:] in unit.weights:
-                return PREFIX_CREDIT
+    for other in heads.get(key[:_PREFIX_MIN], ()):
+        if other.startswith(key) or key.startswith(other):
+            return PREFIX_CREDIT
+    for cut in range(1, len(key) - _PREFIX_MIN):
+        if key[cut:] in present:
+            return PREFIX_CREDIT
     return 0.0
 
 
