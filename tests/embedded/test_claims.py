@@ -47,6 +47,18 @@ def test_relative_clause_inside_the_main_clause() -> None:
     ]
 
 
+def test_inserted_participle_clause() -> None:
+    assert _texts("The Eiffel Tower, located in Paris, was completed in 1889 and is 330 metres tall.") == [
+        "The Eiffel Tower is located in Paris",
+        "The Eiffel Tower was completed in 1889",
+        "The Eiffel Tower is 330 metres tall",
+    ]
+    assert _texts("The club, founded in 1886, plays in Totton.") == [
+        "The club was founded in 1886",
+        "The club plays in Totton",
+    ]
+
+
 def test_adverbial_arguments_become_separate_claims() -> None:
     assert _texts("Paterson died on November 10, 2018, at the age of 78.") == [
         "Paterson died on November 10, 2018",

@@ -53,6 +53,10 @@ _EN_COMMON_VERBS = frozenset(
     words("won wrote led made took went became began founded built has have had won lost gave got ran held left "
     "includes contains uses serves remains plays lives works")
 )
+# Participles describing a lasting state ("located in"), as opposed to a past event ("founded in").
+_STATE_PARTICIPLES = frozenset(
+    words("known located based headquartered situated owned operated managed used called named considered regarded")
+)
 _EN_ARGUMENT_PREPOSITIONS = frozenset(
     words("in on at for with from during near through via across under over between among within by")
 )
@@ -156,11 +160,17 @@ def _split_clauses(part: str, subject: str | None, *, ru: bool) -> list[str]:
         if kind == "verb":
             kind = "conj"
         head = part[cursor : match.start()]
-        if kind == "rel" and "," in right and len(head.split()) <= 4:
-            # "Paris, which is the capital of France, has 2 million people": the relative clause sits
-            # inside the main clause, which continues after the next comma.
+        if kind in {"rel", "part"} and "," in right and len(head.split()) <= 4:
+            # "Paris, which is the capital of France, has 2 million people" / "The tower, located in Paris,
+            # was completed in 1889": the inserted clause sits inside the main clause, which continues after
+            # the next comma.
             inner, _, rest = right.partition(",")
-            clauses.append(f"{_antecedent(head)} {inner.strip()}")
+            if kind == "rel":
+                clauses.append(f"{_antecedent(head)} {inner.strip()}")
+            else:
+                word = match.group(kind)
+                copula = "is" if word.casefold() in _STATE_PARTICIPLES else "was"
+                clauses.append(f"{head.strip()} {copula} {word} {inner.strip()}")
             part = f"{part[:match.start()]} {rest.strip()}"
             return [*clauses, *_split_clauses(part[cursor:], subject, ru=ru)]
         clauses.append(_complete(part[cursor : match.start()], pending_kind, pending_word, subject, left, ru=ru))
