@@ -1,0 +1,75 @@
+"""Build the judge the command line (or a config) asks for, importing optional judges only when used."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from ragmetrics_core.judges.base import Judge
+
+JudgeKind = Literal["embedded", "openai"]
+
+
+class JudgeConfigError(ValueError):
+    """The requested judge cannot be built (missing model, missing package, bad setting)."""
+
+
+@dataclass(frozen=True, slots=True)
+class JudgeSettings:
+    """``models``: one model, or several for an ensemble. Unset values come from the environment
+    (``RAGMETRICS_JUDGE_MODEL``, ``RAGMETRICS_JUDGE_BASE_URL`` / ``OPENAI_BASE_URL``,
+    ``RAGMETRICS_JUDGE_API_KEY`` / ``OPENAI_API_KEY``, ``RAGMETRICS_JUDGE_CACHE``).
+    ``price``: US dollars per million prompt and completion tokens, for the cost estimate."""
+
+    kind: JudgeKind = "embedded"
+    models: Sequence[str] = ()
+    base_url: str | None = None
+    cache_path: str | None = None
+    price: tuple[float, float] | None = None
+    concurrency: int | None = None
+
+
+def build_judge(settings: JudgeSettings) -> Judge | None:
+    """The judge for ``settings``; ``None`` for the embedded judge (the engine's default)."""
+    if settings.kind == "embedded":
+        return None
+    if settings.kind == "openai":
+        return _openai(settings)
+    raise JudgeConfigError(f"unknown judge {settings.kind!r}; use embedded or openai")
+
+
+def _openai(settings: JudgeSettings) -> Judge:
+    try:
+        from ragmetrics_core.judges.openai import OpenAIJudge, OpenAIJudgeConfig
+        from ragmetrics_core.judges.pricing import ModelPrice, PriceTable
+    except ImportError as error:
+        raise JudgeConfigError(
+            f"the OpenAI judge is not available ({error}); install it with: pip install 'ragmetrics[openai]'"
+        ) from None
+    models = list(settings.models) or [None]
+    judges: list[Judge] = []
+    for model in models:
+        overrides: dict[str, object] = {}
+        if model is not None:
+            overrides["model"] = model
+        if settings.base_url is not None:
+            overrides["base_url"] = settings.base_url
+        if settings.cache_path is not None:
+            overrides["cache_path"] = settings.cache_path
+        if settings.concurrency is not None:
+            overrides["concurrency"] = settings.concurrency
+        try:
+            config = OpenAIJudgeConfig.from_env(**overrides)
+            if settings.price is not None:
+                prompt, completion = settings.price
+                price = ModelPrice(prompt_per_million=prompt, completion_per_million=completion)
+                config = config.model_copy(update={"prices": PriceTable(models={config.model: price})})
+        except ValueError as error:
+            raise JudgeConfigError(f"cannot configure the OpenAI judge: {error}") from None
+        judges.append(OpenAIJudge(config))
+    if len(judges) == 1:
+        return judges[0]
+    from ragmetrics_core.judges.ensemble import EnsembleJudge
+
+    return EnsembleJudge(judges)
