@@ -20,19 +20,22 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from tqdm import tqdm
 
+from ragmetrics_core.aggregate import MetricAggregate
+from ragmetrics_core.engine import run_sync
 from ragmetrics_core.evidence import Evidence
 from ragmetrics_core.formats import InputFormat, LoadedSample, RowError, iter_samples
 from ragmetrics_core.formats.loader import Source
 from ragmetrics_core.formats.results_io import ResultWriter, StoredResult, read_results
 from ragmetrics_core.judges.base import Judge, Usage
-from ragmetrics_core.report.summary import AggregateMode, MetricSummary, summarize, total_usage
+from ragmetrics_core.metrics import METRICS, RAGCHECKER_METRICS
+from ragmetrics_core.report.summary import AggregateMode, summarize, total_usage
 from ragmetrics_core.results import EvaluationResult
 from ragmetrics_core.sample import RagSample
 
 if TYPE_CHECKING:
     import pandas
 
-    from ragmetrics_core.engine import MetricOptions
+    from ragmetrics_core.metrics import MetricOptions
 
 
 class SampleEvaluator(Protocol):
@@ -55,7 +58,7 @@ class BatchRun:
     out: Path | None = None
     aggregate_mode: AggregateMode = "determined"
 
-    def summary(self) -> list[MetricSummary]:
+    def summary(self) -> list[MetricAggregate]:
         return summarize(self.results, self.aggregate_mode)
 
     @property
@@ -93,6 +96,8 @@ def evaluate_file(
     - ``progress``: a progress bar on stderr; by default only when stderr is a terminal.
     - Ctrl-C stops taking new samples and finishes the ones in flight (a second Ctrl-C cancels them);
       ``BatchRun.interrupted`` is then true. The results file is valid either way.
+    - RAGChecker input (``format="ragchecker"``, or a ``checking_outputs.json`` found by ``auto``) is scored
+      from the claims and verdicts it carries, with RAGChecker's metrics unless ``metrics`` says otherwise.
     - ``aggregate_mode`` for :meth:`BatchRun.summary`: ``ragchecker`` (undetermined counts as 0, as
       RAGChecker reports) is the default for RAGChecker input, ``determined`` otherwise.
     """
@@ -100,21 +105,27 @@ def evaluate_file(
         raise ValueError("concurrency must be at least 1")
     if limit is not None and limit < 0:
         raise ValueError("limit must not be negative")
+    run = BatchRun(out=None if out is None else Path(out))
+    directions = {metric: spec.direction for metric, spec in METRICS.items()}
+    stored = read_results(out, directions) if out is not None else None
+    todo, saw_evidence = _plan(source, format, columns, limit, stored.rows if stored else {}, run, on_row_error)
+    # RAGChecker output carries claims and verdicts for its own metrics: score those, as RAGChecker did.
+    from_ragchecker = format == "ragchecker" or saw_evidence
+    if metrics is None and from_ragchecker:
+        metrics = RAGCHECKER_METRICS
+    run.aggregate_mode = aggregate_mode or ("ragchecker" if from_ragchecker else "determined")
     if evaluator is None:
         evaluator = _build_evaluator(judge, metrics, options)
-    run = BatchRun(out=None if out is None else Path(out))
-    run.aggregate_mode = aggregate_mode or ("ragchecker" if format == "ragchecker" else "determined")
-    stored = read_results(out) if out is not None else None
-    todo = _plan(source, format, columns, limit, stored.rows if stored else {}, run, on_row_error)
-    header_metrics = list(metrics) if metrics is not None else _all_metric_ids()
-    writer = ResultWriter(out, header_metrics) if out is not None else None
+    writer = ResultWriter(out, list(metrics or METRICS)) if out is not None else None
     show_progress = sys.stderr.isatty() if progress is None else progress
     try:
         runner = _Runner(evaluator, writer, run, concurrency, show_progress)
-        asyncio.run(runner.run(todo))
+        run_sync(runner.run(todo))
     finally:
         if writer is not None:
             writer.close()
+        order = {sample_id: position for position, sample_id in enumerate(run.samples)}
+        run.results.sort(key=lambda result: order.get(result.sample_id or "", len(order)))
     return run
 
 
@@ -126,12 +137,6 @@ def _build_evaluator(
     return Evaluator(judge=judge, metrics=list(metrics) if metrics is not None else None, options=options)
 
 
-def _all_metric_ids() -> list[str]:
-    from ragmetrics_core.metrics import METRICS
-
-    return list(METRICS)
-
-
 def _plan(
     source: Source,
     format: InputFormat,
@@ -140,10 +145,12 @@ def _plan(
     done: Mapping[str, StoredResult],
     run: BatchRun,
     on_row_error: Callable[[RowError], None] | None,
-) -> list[LoadedSample]:
-    """Read the input, report bad rows, keep finished results, and list the samples still to evaluate."""
+) -> tuple[list[LoadedSample], bool]:
+    """Read the input, report bad rows, keep finished results, and list the samples still to evaluate
+    (and whether the input carried evidence)."""
     todo: list[LoadedSample] = []
     taken = 0
+    saw_evidence = False
     for row in iter_samples(source, format=format, columns=columns):
         if limit is not None and taken >= limit:
             break
@@ -153,6 +160,7 @@ def _plan(
                 on_row_error(row)
             continue
         taken += 1
+        saw_evidence = saw_evidence or row.evidence is not None
         run.samples[row.id] = row.sample
         previous = done.get(row.id)
         if previous is not None and previous.result.error is None:
@@ -160,7 +168,7 @@ def _plan(
             run.resumed += 1
         else:
             todo.append(row)
-    return todo
+    return todo, saw_evidence
 
 
 class _Runner:
@@ -209,9 +217,7 @@ class _Runner:
         try:
             result = await self.evaluator.aevaluate(loaded.sample, evidence=loaded.evidence)
         except Exception as error:  # a broken sample must not end the run; its row records why
-            return EvaluationResult(
-                sample_id=loaded.id, judge="", scores={}, error=f"{type(error).__name__}: {error}"
-            )
+            return EvaluationResult(sample_id=loaded.id, judge="", scores={}, error=f"{type(error).__name__}: {error}")
         if result.sample_id != loaded.id:
             result = result.model_copy(update={"sample_id": loaded.id})
         return result

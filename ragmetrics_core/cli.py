@@ -41,9 +41,7 @@ def _parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     _evaluate_parser(commands)
     report = commands.add_parser("report", help="build the HTML report from a results file")
-    report.add_argument(
-        "results", help="a results file written by 'ragmetrics evaluate --out' (JSONL or CSV)"
-    )
+    report.add_argument("results", help="a results file written by 'ragmetrics evaluate --out' (JSONL or CSV)")
     report.add_argument("-o", "--out", required=True, help="where to write the HTML report")
     report.add_argument("--title", default="ragmetrics report")
     report.add_argument("--aggregate", choices=("determined", "ragchecker"), default="determined")
@@ -83,9 +81,7 @@ def _evaluate_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
         help="read FIELD (user_input, retrieved_contexts, response, reference, id, metadata) from COLUMN; "
         "repeatable, e.g. --column response=answer",
     )
-    evaluate.add_argument(
-        "--metrics", help="comma-separated metric ids (default: all; see 'ragmetrics metrics')"
-    )
+    evaluate.add_argument("--metrics", help="comma-separated metric ids (default: all; see 'ragmetrics metrics')")
     evaluate.add_argument(
         "--judge",
         choices=("embedded", "openai"),
@@ -107,9 +103,7 @@ def _evaluate_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
     )
     evaluate.add_argument("--concurrency", type=int, default=4, help="samples evaluated at once (default 4)")
     evaluate.add_argument("--limit", type=int, help="evaluate only the first N samples")
-    evaluate.add_argument(
-        "-o", "--out", help="results file, .jsonl (everything) or .csv (one column per score)"
-    )
+    evaluate.add_argument("-o", "--out", help="results file, .jsonl (everything) or .csv (one column per score)")
     evaluate.add_argument("--report", metavar="PATH", help="write the self-contained HTML report here")
     evaluate.add_argument("--title", default=None, help="report title (default: the input's name)")
     evaluate.add_argument(
@@ -119,12 +113,8 @@ def _evaluate_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
         "for --format ragchecker)",
     )
     progress = evaluate.add_mutually_exclusive_group()
-    progress.add_argument(
-        "--progress", dest="progress", action="store_true", default=None, help="always show"
-    )
-    progress.add_argument(
-        "--no-progress", dest="progress", action="store_false", help="never show a progress bar"
-    )
+    progress.add_argument("--progress", dest="progress", action="store_true", default=None, help="always show")
+    progress.add_argument("--no-progress", dest="progress", action="store_false", help="never show a progress bar")
     evaluate.set_defaults(handler=_evaluate)
 
 
@@ -181,9 +171,7 @@ def _evaluate(args: argparse.Namespace) -> int:
     )
     print(format_table(run.summary()))
     print(format_usage(run.usage))
-    counts = (
-        f"{len(run.results)} samples: {run.evaluated} evaluated, {run.resumed} resumed, {run.failed} failed"
-    )
+    counts = f"{len(run.results)} samples: {run.evaluated} evaluated, {run.resumed} resumed, {run.failed} failed"
     counts += f"; errors: {len(run.errors)} bad input row{'s' if len(run.errors) != 1 else ''} skipped"
     if run.out is not None:
         counts += f"; results in {run.out}"

@@ -72,9 +72,7 @@ def record_to_sample(record: RawRecord, mapping: Mapping[str, str] | None = None
     try:
         return _build(record, columns)
     except _FieldProblem as problem:
-        return RowError(
-            record.source, problem.message, line=record.line, item=record.item, field=problem.field
-        )
+        return RowError(record.source, problem.message, line=record.line, item=record.item, field=problem.field)
 
 
 def _resolve_columns(data: Mapping[str, Any], mapping: Mapping[str, str]) -> dict[str, str]:
@@ -109,9 +107,7 @@ def _build(record: RawRecord, columns: dict[str, str]) -> RagSample:
     contexts = _contexts(values.pop("retrieved_contexts", None), columns.get("retrieved_contexts", ""))
     metadata = _metadata(values.pop("metadata", None), columns.get("metadata", "metadata"))
     used = set(columns.values())
-    metadata.update(
-        {key: value for key, value in data.items() if key not in used and value not in ("", None)}
-    )
+    metadata.update({key: value for key, value in data.items() if key not in used and value not in ("", None)})
     raw_id = values.pop("id", None)
     if raw_id is not None and (isinstance(raw_id, bool) or not isinstance(raw_id, str | int)):
         raise _FieldProblem(columns["id"], f"expected a string or integer id, got {describe_value(raw_id)}")
@@ -163,9 +159,7 @@ def _parse_list_cell(column: str, text: str) -> Any:
         # pandas writes list columns as Python reprs (['a', 'b']); literal_eval reads those and nothing else.
         return ast.literal_eval(text)
     except (ValueError, SyntaxError):
-        raise _FieldProblem(
-            column, "expected a list of contexts as a JSON array or a Python list literal"
-        ) from None
+        raise _FieldProblem(column, "expected a list of contexts as a JSON array or a Python list literal") from None
 
 
 def _contexts(raw: Any, column: str) -> list[Context]:
@@ -183,9 +177,7 @@ def _contexts(raw: Any, column: str) -> list[Context]:
         elif isinstance(item, dict):
             contexts.append(_context_object(item, where))
         else:
-            raise _FieldProblem(
-                where, f"expected a string or an object with 'text', got {describe_value(item)}"
-            )
+            raise _FieldProblem(where, f"expected a string or an object with 'text', got {describe_value(item)}")
     return contexts
 
 

@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import io
+import json
 import sys
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal, TextIO
 
-from ragmetrics_core.evidence import Evidence
+from pydantic import ValidationError
+
+from ragmetrics_core.evidence import Evidence, EvidencePart
 from ragmetrics_core.formats.columns import record_to_sample, sample_key
 from ragmetrics_core.formats.errors import InputError, RowError
+from ragmetrics_core.formats.ragchecker import RagCheckerFormatError, read_ragchecker
 from ragmetrics_core.formats.records import TableFormat, read_records
 from ragmetrics_core.sample import RagSample
 
@@ -19,6 +23,7 @@ InputFormat = Literal["auto", "jsonl", "json", "csv", "ragchecker"]
 Source = str | Path | TextIO
 
 STDIN = "-"
+_RAGCHECKER_MARKERS = ("response_claims", "answer2response", "retrieved2response", "retrieved2answer")
 _EXTENSIONS: dict[str, TableFormat] = {".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json", ".csv": "csv"}
 
 
@@ -48,13 +53,23 @@ def iter_samples(
     ``#3`` appended for repeated identical rows so that resumed runs can tell them apart. A repeated
     explicit id is an error for the later row.
 
+    A ``.json`` file shaped like RAGChecker's ``checking_outputs.json`` is read as RAGChecker (with its
+    claims and verdicts as the samples' evidence) even without ``format="ragchecker"``.
+
     Raises :class:`InputError` only when the source cannot be read at all (missing file, unknown format).
     """
     name, stream, owned = _open(source)
     try:
         fmt = _settle_format(format, name, stream)
+        rows: Iterator[LoadedSample | RowError]
         if fmt == "ragchecker":
-            rows: Iterator[LoadedSample | RowError] = _ragchecker_rows(stream, name)
+            rows = _ragchecker_rows(stream.read(), name)
+        elif fmt == "json" and format == "auto":
+            text = stream.read()
+            if _is_ragchecker_output(text):
+                rows = _ragchecker_rows(text, name)
+            else:
+                rows = _table_rows(io.StringIO(text), fmt, name, columns)
         else:
             rows = _table_rows(stream, fmt, name, columns)
         yield from _settle_ids(rows)
@@ -132,9 +147,37 @@ def _table_rows(
             yield LoadedSample(sample, source=name, line=record.line, item=record.item)
 
 
-def _ragchecker_rows(stream: TextIO, name: str) -> Iterator[LoadedSample | RowError]:
-    raise InputError(RowError(name, "the RAGChecker reader is not available in this build"))
-    yield  # pragma: no cover
+def _ragchecker_rows(text: str, name: str) -> Iterator[LoadedSample | RowError]:
+    """Each RAGChecker result on its own, so one malformed result is skipped rather than losing the file."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        yield RowError(name, f"not valid JSON ({error.msg} at column {error.colno})", line=error.lineno)
+        return
+    if not isinstance(data, dict) or not isinstance(data.get("results"), list):
+        yield RowError(name, "expected RAGChecker JSON: an object with a 'results' list", line=1)
+        return
+    for index, item in enumerate(data["results"]):
+        try:
+            [(sample, evidence)] = read_ragchecker({"results": [item]})
+        except (RagCheckerFormatError, ValidationError) as error:
+            message = str(error).replace("results[0]", f"results[{index}]", 1)
+            yield RowError(name, message, item=index)
+            continue
+        has_evidence = any(evidence.has(part) for part in EvidencePart)
+        yield LoadedSample(sample, source=name, item=index, evidence=evidence if has_evidence else None)
+
+
+def _is_ragchecker_output(text: str) -> bool:
+    """A JSON document shaped like RAGChecker's checking_outputs.json (results carrying verdict matrices)."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError:
+        return False
+    results = data.get("results") if isinstance(data, dict) else None
+    if not isinstance(results, list) or not results or not isinstance(results[0], dict):
+        return False
+    return any(key in results[0] for key in _RAGCHECKER_MARKERS)
 
 
 def _settle_ids(rows: Iterator[LoadedSample | RowError]) -> Iterator[LoadedSample | RowError]:

@@ -53,9 +53,7 @@ def _jsonl(stream: TextIO, source: str) -> Iterator[RawRecord | RowError]:
             yield RowError(source, f"not valid JSON ({error.msg} at column {error.colno})", line=number)
             continue
         if not isinstance(value, dict):
-            yield RowError(
-                source, f"expected a JSON object per line, got {describe_value(value)}", line=number
-            )
+            yield RowError(source, f"expected a JSON object per line, got {describe_value(value)}", line=number)
             continue
         yield RawRecord(source, value, line=number)
 
@@ -97,9 +95,7 @@ def _json(text: str, source: str) -> Iterator[RawRecord | RowError]:
                     if isinstance(row, dict):
                         yield RawRecord(source, row, item=index)
                     else:
-                        yield RowError(
-                            source, f"expected an object, got {describe_value(row)}", item=index, field=key
-                        )
+                        yield RowError(source, f"expected an object, got {describe_value(row)}", item=index, field=key)
                 return
         yield RawRecord(source, value, line=1)
         return

@@ -86,9 +86,7 @@ class ResultWriter:
         if self.format == "csv" and fresh:
             self._write_csv(self._header)
 
-    def write(
-        self, result: EvaluationResult, sample: RagSample | None = None, line: int | None = None
-    ) -> None:
+    def write(self, result: EvaluationResult, sample: RagSample | None = None, line: int | None = None) -> None:
         if self.format == "jsonl":
             text = json.dumps(result_record(result, sample, line), ensure_ascii=False) + "\n"
             self._file.write(text)
@@ -204,9 +202,7 @@ def _read_jsonl(path: Path, stored: StoredResults) -> None:
                 RowError(str(path), f"not a ragmetrics results row ({_short(error)})", line=number)
             ) from None
         if result.sample_id is None:
-            raise InputError(
-                RowError(str(path), "results row without a sample_id", line=number, field="sample_id")
-            )
+            raise InputError(RowError(str(path), "results row without a sample_id", line=number, field="sample_id"))
         stored.rows[result.sample_id] = StoredResult(result, sample, record.get("input_line"))
 
 
@@ -220,17 +216,13 @@ def _read_csv(path: Path, stored: StoredResults, directions: dict[str, Direction
                 result = _result_from_csv(row, metrics, directions)
             except (ValueError, ValidationError) as error:
                 raise InputError(
-                    RowError(
-                        str(path), f"not a ragmetrics results row ({_short(error)})", line=reader.line_num
-                    )
+                    RowError(str(path), f"not a ragmetrics results row ({_short(error)})", line=reader.line_num)
                 ) from None
             line = row.get("input_line")
             stored.rows[row["sample_id"]] = StoredResult(result, None, int(line) if line else None)
 
 
-def _result_from_csv(
-    row: dict[str, str], metrics: Iterable[str], directions: dict[str, Direction]
-) -> EvaluationResult:
+def _result_from_csv(row: dict[str, str], metrics: Iterable[str], directions: dict[str, Direction]) -> EvaluationResult:
     scores: dict[str, MetricScore] = {}
     for metric in metrics:
         raw = row.get(metric, "")

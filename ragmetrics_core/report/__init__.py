@@ -1,10 +1,11 @@
 """Reporting: the summary table the CLI prints and the self-contained HTML report."""
 
+from ragmetrics_core.aggregate import MetricAggregate
 from ragmetrics_core.report.html import render_report, write_report
-from ragmetrics_core.report.summary import MetricSummary, format_table, format_usage, summarize, total_usage
+from ragmetrics_core.report.summary import format_table, format_usage, summarize, total_usage
 
 __all__ = [
-    "MetricSummary",
+    "MetricAggregate",
     "format_table",
     "format_usage",
     "render_report",

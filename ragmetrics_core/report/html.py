@@ -14,15 +14,9 @@ from html import escape
 from importlib import resources
 from pathlib import Path
 
+from ragmetrics_core.aggregate import MetricAggregate
 from ragmetrics_core.formats.errors import RowError
-from ragmetrics_core.report.summary import (
-    DIAGNOSTIC_GROUPS,
-    AggregateMode,
-    MetricSummary,
-    format_usage,
-    summarize,
-    total_usage,
-)
+from ragmetrics_core.report.summary import DIAGNOSTIC_GROUPS, AggregateMode, format_usage, summarize, total_usage
 from ragmetrics_core.report.svg import goodness_colour, histogram, score_bar, stacked_bar
 from ragmetrics_core.results import ClaimExplanation, Direction, EvaluationResult, MetricScore
 from ragmetrics_core.sample import RagSample
@@ -121,13 +115,11 @@ def _fmt(value: float | None) -> str:
     return "—" if value is None else f"{value:.3f}"
 
 
-def _summary_section(results: Sequence[EvaluationResult], summaries: Sequence[MetricSummary]) -> str:
+def _summary_section(results: Sequence[EvaluationResult], summaries: Sequence[MetricAggregate]) -> str:
     rows: list[str] = []
     for summary in summaries:
         values = [
-            score
-            for result in results
-            if result.error is None and (score := result.score(summary.metric)) is not None
+            score for result in results if result.error is None and (score := result.score(summary.metric)) is not None
         ]
         rows.append(
             f"<tr><th scope='row'><code>{escape(summary.metric)}</code></th>"
@@ -145,7 +137,7 @@ def _summary_section(results: Sequence[EvaluationResult], summaries: Sequence[Me
     return f"<section id='summary'><h2>Summary</h2>{table}</section>"
 
 
-def _diagnostic_section(results: Sequence[EvaluationResult], summaries: Sequence[MetricSummary]) -> str:
+def _diagnostic_section(results: Sequence[EvaluationResult], summaries: Sequence[MetricAggregate]) -> str:
     by_metric = {summary.metric: summary for summary in summaries}
     columns: list[str] = []
     for group, metrics in DIAGNOSTIC_GROUPS:
@@ -163,8 +155,7 @@ def _diagnostic_section(results: Sequence[EvaluationResult], summaries: Sequence
             columns.append(f"<div class='diag-col'><h3>{group}</h3><ul>{''.join(items)}</ul></div>")
     if not columns:
         return (
-            "<section id='diagnostic'><h2>Diagnostic view</h2><p>No RAGChecker metrics in these results.</p>"
-            "</section>"
+            "<section id='diagnostic'><h2>Diagnostic view</h2><p>No RAGChecker metrics in these results.</p></section>"
         )
     counts = {category: 0 for category, _, _ in CATEGORIES}
     for result in results:
@@ -184,9 +175,7 @@ def _diagnostic_section(results: Sequence[EvaluationResult], summaries: Sequence
 
 
 def _legend() -> str:
-    items = "".join(
-        f"<li><span class='swatch {css}'></span>{escape(label)}</li>" for _, label, css in CATEGORIES
-    )
+    items = "".join(f"<li><span class='swatch {css}'></span>{escape(label)}</li>" for _, label, css in CATEGORIES)
     return f"<ul class='legend'>{items}<li><span class='swatch cat-none'></span>not categorised</li></ul>"
 
 
@@ -209,13 +198,8 @@ def _samples_section(results: Sequence[EvaluationResult], samples: Mapping[str, 
         "<button type='button' id='collapse'>collapse all</button>"
         "</div>"
     )
-    items = "".join(
-        _sample(index, result, samples.get(result.sample_id or "")) for index, result in enumerate(results)
-    )
-    return (
-        f"<section id='samples'><h2>Samples</h2>{controls}{_legend()}"
-        f"<div id='sample-list'>{items}</div></section>"
-    )
+    items = "".join(_sample(index, result, samples.get(result.sample_id or "")) for index, result in enumerate(results))
+    return f"<section id='samples'><h2>Samples</h2>{controls}{_legend()}<div id='sample-list'>{items}</div></section>"
 
 
 def _sample(index: int, result: EvaluationResult, sample: RagSample | None) -> str:
@@ -268,9 +252,7 @@ def _sample(index: int, result: EvaluationResult, sample: RagSample | None) -> s
 
 def _badge(score: MetricScore) -> str:
     if score.score is None:
-        return (
-            f"<span class='badge undetermined' title='{escape(score.reason)}'>{escape(score.metric)} —</span>"
-        )
+        return f"<span class='badge undetermined' title='{escape(score.reason)}'>{escape(score.metric)} —</span>"
     colour = goodness_colour(score.score, score.direction)
     return (
         f"<span class='badge' style='border-color:{colour}' title='{escape(score.reason)}'>"
@@ -395,9 +377,7 @@ def _chunks(anchor: str, result: EvaluationResult, sample: RagSample) -> str:
         tags: list[str] = []
         if known_relevance:
             tags.append(
-                "<span class='rel'>relevant</span>"
-                if index in relevant
-                else "<span class='irr'>irrelevant</span>"
+                "<span class='rel'>relevant</span>" if index in relevant else "<span class='irr'>irrelevant</span>"
             )
         if context.id:
             tags.append(f"<code>{escape(context.id)}</code>")

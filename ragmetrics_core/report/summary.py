@@ -3,63 +3,27 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Literal
 
+from ragmetrics_core.aggregate import MetricAggregate, aggregate
+from ragmetrics_core.formats.ragchecker import RAGCHECKER_GROUPS
 from ragmetrics_core.judges.base import Usage
 from ragmetrics_core.results import Direction, EvaluationResult
 
 AggregateMode = Literal["determined", "ragchecker"]
 
 # RAGChecker's diagnostic grouping: whole-answer quality, then what the retriever and the generator did.
-DIAGNOSTIC_GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("Overall", ("overall_precision", "overall_recall", "overall_f1")),
-    ("Retriever", ("claim_recall", "chunk_precision")),
-    (
-        "Generator",
-        (
-            "context_utilization",
-            "noise_sensitivity_relevant",
-            "noise_sensitivity_irrelevant",
-            "hallucination",
-            "self_knowledge",
-            "faithfulness",
-        ),
-    ),
+DIAGNOSTIC_GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = tuple(
+    (group.removesuffix("_metrics").capitalize(), tuple(keys.values())) for group, keys in RAGCHECKER_GROUPS.items()
 )
 
 
-@dataclass(frozen=True, slots=True)
-class MetricSummary:
-    """``mean`` over the samples that determined the metric (``determined`` mode), or over every evaluated
-    sample counting undetermined as 0 (``ragchecker`` mode, as RAGChecker reports)."""
-
-    metric: str
-    mean: float | None
-    count: int
-    undetermined: int
-    direction: Direction
-
-
-def summarize(results: Sequence[EvaluationResult], mode: AggregateMode = "determined") -> list[MetricSummary]:
-    """One :class:`MetricSummary` per metric seen, in first-seen order; failed samples are left out."""
-    scored = [result for result in results if result.error is None]
-    directions: dict[str, Direction] = {}
-    for result in scored:
-        for metric, entry in result.scores.items():
-            directions.setdefault(metric, entry.direction)
-    summaries: list[MetricSummary] = []
-    for metric, direction in directions.items():
-        values = [result.score(metric) for result in scored if metric in result.scores]
-        determined = [value for value in values if value is not None]
-        if mode == "ragchecker":
-            mean = sum(determined) / len(values) if values else None
-        else:
-            mean = sum(determined) / len(determined) if determined else None
-        summaries.append(
-            MetricSummary(metric, mean, len(determined), len(values) - len(determined), direction)
-        )
-    return summaries
+def summarize(results: Sequence[EvaluationResult], mode: AggregateMode = "determined") -> list[MetricAggregate]:
+    """Per metric: the mean over the samples that determined it (``determined``), or over every sample
+    with undetermined counted as 0 (``ragchecker``, as RAGChecker reports), plus the counts and direction.
+    Samples whose whole evaluation failed are left out."""
+    report = aggregate([result for result in results if result.error is None], mode)
+    return list(report.metrics.values())
 
 
 def total_usage(results: Sequence[EvaluationResult]) -> Usage:
@@ -69,7 +33,7 @@ def total_usage(results: Sequence[EvaluationResult]) -> Usage:
     return total
 
 
-def format_table(summaries: Sequence[MetricSummary]) -> str:
+def format_table(summaries: Sequence[MetricAggregate]) -> str:
     if not summaries:
         return "no scores"
     width = max(len("metric"), *(len(summary.metric) for summary in summaries))
@@ -77,12 +41,8 @@ def format_table(summaries: Sequence[MetricSummary]) -> str:
     lines.append("-" * len(lines[0]))
     for summary in summaries:
         mean = "—" if summary.mean is None else f"{summary.mean:.3f}"
-        arrow = (
-            "↑ higher is better" if summary.direction is Direction.HIGHER_IS_BETTER else "↓ lower is better"
-        )
-        lines.append(
-            f"{summary.metric:<{width}}  {mean:>6}  {summary.count:>5}  {summary.undetermined:>12}  {arrow}"
-        )
+        arrow = "↑ higher is better" if summary.direction is Direction.HIGHER_IS_BETTER else "↓ lower is better"
+        lines.append(f"{summary.metric:<{width}}  {mean:>6}  {summary.count:>5}  {summary.undetermined:>12}  {arrow}")
     return "\n".join(lines)
 
 
@@ -94,5 +54,10 @@ def format_usage(usage: Usage) -> str:
     if usage.cache_hits:
         parts.append(f"{usage.cache_hits} cache hits")
     parts.append(f"{usage.latency_s:.1f} s judging")
-    cost = "no price known (see --price)" if usage.cost_usd is None else f"${usage.cost_usd:.4f}"
+    if usage.cost_usd is not None:
+        cost = f"${usage.cost_usd:.4f}"
+    elif usage.calls == 0 and usage.embedding_calls == 0:
+        cost = "$0 (no paid calls)"
+    else:
+        cost = "unknown (no price for this model; pass --price)"
     return f"judge usage: {', '.join(parts)}; estimated cost: {cost}"
