@@ -35,7 +35,7 @@ def verdict(premise: str, claim: str) -> Check:
     p, c = norm(premise), norm(claim)
     if c and c in p:
         return Check(verdict=Verdict.ENTAILED, rationale="substring")
-    if c.startswith("not ") and c[4:] in p or ("not " + c) in p:
+    if (c.startswith("not ") and c[4:] in p) or ("not " + c) in p:
         return Check(verdict=Verdict.CONTRADICTED, rationale="negated")
     return Check(verdict=Verdict.NEUTRAL)
 
