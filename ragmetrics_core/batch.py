@@ -25,7 +25,7 @@ from ragmetrics_core.engine import run_sync
 from ragmetrics_core.evidence import Evidence
 from ragmetrics_core.formats import InputFormat, LoadedSample, RowError, iter_samples
 from ragmetrics_core.formats.loader import Source
-from ragmetrics_core.formats.results_io import ResultWriter, StoredResult, read_results
+from ragmetrics_core.formats.results_io import ResultWriter, StoredResult, is_complete, read_results
 from ragmetrics_core.judges.base import Judge, Usage
 from ragmetrics_core.metrics import METRICS, RAGCHECKER_METRICS
 from ragmetrics_core.report.summary import AggregateMode, summarize, total_usage
@@ -90,7 +90,8 @@ def evaluate_file(
 
     - ``metrics``/``judge``/``options`` build the :class:`~ragmetrics_core.engine.Evaluator` (default:
       every metric, embedded judge); or pass a ready ``evaluator``.
-    - Rows of ``out`` from an earlier run are kept and their samples skipped; failed samples are retried.
+    - Rows of ``out`` from an earlier run are kept and their samples skipped; samples that failed or whose
+      judge calls failed are evaluated again (the new row supersedes the old one).
     - ``limit`` takes the first N samples of the input (resumed ones count).
     - A bad input row goes to ``on_row_error`` (and ``BatchRun.errors``) and is skipped.
     - ``progress``: a progress bar on stderr; by default only when stderr is a terminal.
@@ -163,7 +164,7 @@ def _plan(
         saw_evidence = saw_evidence or row.evidence is not None
         run.samples[row.id] = row.sample
         previous = done.get(row.id)
-        if previous is not None and previous.result.error is None:
+        if previous is not None and is_complete(previous.result):
             run.results.append(previous.result)
             run.resumed += 1
         else:
@@ -228,7 +229,7 @@ class _Runner:
             self.writer.write(result, loaded.sample, loaded.line)
         run.results.append(result)
         run.evaluated += 1
-        if result.error is not None:
+        if not is_complete(result):
             run.failed += 1
 
     @contextlib.contextmanager

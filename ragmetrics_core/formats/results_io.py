@@ -50,8 +50,14 @@ class StoredResults:
     torn_line: int | None = None
 
     def done(self) -> set[str]:
-        """Ids of samples evaluated without a whole-sample error (failed ones are retried on resume)."""
-        return {sample_id for sample_id, row in self.rows.items() if row.result.error is None}
+        """Ids of samples evaluated completely (see :func:`is_complete`); the others are redone on resume."""
+        return {sample_id for sample_id, row in self.rows.items() if is_complete(row.result)}
+
+
+def is_complete(result: EvaluationResult) -> bool:
+    """Evaluated without failing, and the judge established every piece of evidence it was asked for
+    (a rate-limited or unreachable judge leaves errors; such samples are worth another try)."""
+    return result.error is None and not result.evidence.errors
 
 
 def output_format(path: str | Path) -> OutputFormat:
