@@ -148,7 +148,7 @@ def _diagnostic_section(results: Sequence[EvaluationResult], summaries: Sequence
                 continue
             percent = "—" if summary.mean is None else f"{100 * summary.mean:.1f}"
             items.append(
-                f"<li><span class='m'>{escape(metric)}</span> {score_bar(summary.mean, summary.direction)}"
+                f"<li><span class='m' title='{escape(metric)}'>{escape(metric)}</span> {score_bar(summary.mean, summary.direction)}"
                 f"<span class='num'>{percent}</span> {_arrow(summary.direction)}</li>"
             )
         if items:
@@ -165,7 +165,7 @@ def _diagnostic_section(results: Sequence[EvaluationResult], summaries: Sequence
     parts = [(label, counts[category], css) for category, label, css in CATEGORIES]
     breakdown = stacked_bar(parts)
     legend = _legend()
-    claims = f"<h3>Response claims by category</h3>{breakdown}{legend}" if breakdown else ""
+    claims = f"<h3 class='claims-title'>Response claims by category</h3>{breakdown}{legend}" if breakdown else ""
     return (
         "<section id='diagnostic'><h2>Diagnostic view</h2>"
         "<p class='hint'>Means × 100, as RAGChecker reports them. Retriever metrics judge what was "

@@ -20,7 +20,7 @@ def goodness_colour(value: float, direction: Direction) -> str:
     return f"rgb({red},{green},{blue})"
 
 
-def histogram(values: Sequence[float], direction: Direction, *, width: int = 180, height: int = 44) -> str:
+def histogram(values: Sequence[float], direction: Direction, *, width: int = 180, height: int = 30) -> str:
     """Counts of ``values`` in ten bins over [0, 1]; each bar's tooltip gives its range and count."""
     counts = [0] * BINS
     for value in values:

@@ -145,7 +145,12 @@ def run_cli(tmp_path: Path) -> RunCli:
 
     def run(*args: str, input: str | None = None, timeout: float = 240) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
-            cli_command(*args), cwd=tmp_path, env=cli_env(), input=input, capture_output=True, text=True,
+            cli_command(*args),
+            cwd=tmp_path,
+            env=cli_env(),
+            input=input,
+            capture_output=True,
+            text=True,
             timeout=timeout,
         )
 

@@ -148,8 +148,10 @@ def test_ragchecker_outputs_reproduce_ragcheckers_figures(tmp_path: Path, ragche
     expected = json.loads((ragchecker_dir / "checking_outputs.json").read_text("utf-8"))["metrics"]
     ours = {s.metric: s.mean for s in run.summary()}
     pairs = {
-        "overall_precision": expected["overall"]["precision"], "overall_recall": expected["overall"]["recall"],
-        "overall_f1": expected["overall"]["f1"], "claim_recall": expected["retriever"]["claim_recall"],
+        "overall_precision": expected["overall"]["precision"],
+        "overall_recall": expected["overall"]["recall"],
+        "overall_f1": expected["overall"]["f1"],
+        "claim_recall": expected["retriever"]["claim_recall"],
         "chunk_precision": expected["retriever"]["context_precision"],
         "context_utilization": expected["generator"]["context_utilization"],
         "noise_sensitivity_relevant": expected["generator"]["noise_sensitivity_in_relevant"],

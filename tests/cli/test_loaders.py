@@ -34,8 +34,13 @@ def test_jsonl_ragas_columns_with_context_objects_and_extra_columns(tmp_path: Pa
 
 def test_legacy_ragas_and_ragchecker_input_names_are_recognised(tmp_path: Path) -> None:
     legacy = {"question": "Q1", "contexts": ["c"], "answer": "A1", "ground_truth": "G1"}
-    ragchecker = {"query_id": "x", "query": "Q2", "retrieved_context": [{"doc_id": "d", "text": "t"}],
-                  "response": "A2", "gt_answer": "G2"}
+    ragchecker = {
+        "query_id": "x",
+        "query": "Q2",
+        "retrieved_context": [{"doc_id": "d", "text": "t"}],
+        "response": "A2",
+        "gt_answer": "G2",
+    }
     samples = load_samples(write_jsonl(tmp_path / "in.jsonl", [legacy, ragchecker]))
     assert [(s.user_input, s.response, s.reference) for s in samples] == [("Q1", "A1", "G1"), ("Q2", "A2", "G2")]
     assert samples[1].id == "x" and samples[1].retrieved_contexts[0].id == "d"
@@ -43,8 +48,9 @@ def test_legacy_ragas_and_ragchecker_input_names_are_recognised(tmp_path: Path) 
 
 def test_explicit_column_mapping_wins(tmp_path: Path) -> None:
     row = {"prompt": "Q", "docs": ["d1"], "output_text": "A", "gold": "G", "response": "not this one"}
-    mapping = parse_column_mapping(["user_input=prompt", "retrieved_contexts=docs", "response=output_text",
-                                    "reference=gold"])
+    mapping = parse_column_mapping(
+        ["user_input=prompt", "retrieved_contexts=docs", "response=output_text", "reference=gold"]
+    )
     [sample] = load_samples(write_jsonl(tmp_path / "in.jsonl", [row]), columns=mapping)
     assert (sample.user_input, sample.context_texts, sample.response, sample.reference) == ("Q", ["d1"], "A", "G")
     assert sample.metadata == {"response": "not this one"}
@@ -104,7 +110,7 @@ def test_csv_with_json_and_python_list_cells_and_quoted_newlines(tmp_path: Path)
     path.write_text(
         "question,contexts,answer,ground_truth\n"
         '"Q1","[""a"", ""b""]","A1","G1"\n'
-        "\"Q2\",\"['x', 'y']\",\"multi\nline\",\"\"\n"
+        '"Q2","[\'x\', \'y\']","multi\nline",""\n'
         '"Q3",plain context,"A3",G3\n'
         '"Q4","[broken","A4",G4\n'
         '"Q5","[]","A5",G5,extra\n'

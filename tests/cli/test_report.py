@@ -101,8 +101,12 @@ def test_report_without_samples_failed_results_and_no_ragchecker_metrics(tmp_pat
     assert "The sample's texts are not in these results." in html
     assert "Evaluation failed: ValueError: bad evidence" in html
     assert "1 failed" in html
-    only_ragas = evaluate_file(write_jsonl(tmp_path / "b.jsonl", [good_row(2)]), judge=SentenceJudge(),
-                               metrics=["context_recall"], progress=False)
+    only_ragas = evaluate_file(
+        write_jsonl(tmp_path / "b.jsonl", [good_row(2)]),
+        judge=SentenceJudge(),
+        metrics=["context_recall"],
+        progress=False,
+    )
     assert "No RAGChecker metrics in these results." in render_report(only_ragas.results)
     assert "No scores." in render_report([])
 
