@@ -148,7 +148,8 @@ def _diagnostic_section(results: Sequence[EvaluationResult], summaries: Sequence
                 continue
             percent = "—" if summary.mean is None else f"{100 * summary.mean:.1f}"
             items.append(
-                f"<li><span class='m' title='{escape(metric)}'>{escape(metric)}</span> {score_bar(summary.mean, summary.direction)}"
+                f"<li><span class='m' title='{escape(metric)}'>{escape(metric)}</span> "
+                f"{score_bar(summary.mean, summary.direction)}"
                 f"<span class='num'>{percent}</span> {_arrow(summary.direction)}</li>"
             )
         if items:

@@ -105,7 +105,7 @@ def test_csv_output_has_a_column_per_score_and_resumes(tmp_path: Path) -> None:
     assert len(rows) == 3
     assert {"faithfulness", "faithfulness_reason", "faithfulness_label", "usage_calls"} <= set(rows[0])
     assert [float(row["hallucination"]) for row in rows] == [0.5, 0.5, 0.5]
-    resumed = [r for r in run.results if r.sample_id == rows[0]["sample_id"]][0]
+    resumed = next(r for r in run.results if r.sample_id == rows[0]["sample_id"])
     assert resumed.scores["hallucination"].direction.value == "lower_is_better"
 
 

@@ -58,7 +58,7 @@ def test_explicit_column_mapping_wins(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("bad", ["response", "response=", "=x", "answer=response"])
 def test_bad_column_mapping_is_rejected(bad: str) -> None:
-    with pytest.raises(ValueError, match="FIELD=COLUMN|unknown field"):
+    with pytest.raises(ValueError, match=r"FIELD=COLUMN|unknown field"):
         parse_column_mapping([bad])
 
 
