@@ -25,7 +25,8 @@ COLUMNS: tuple[tuple[str, str], ...] = (
     ("overall_recall", "recall"),
     ("faithfulness", "faithful"),
     ("hallucination", "halluc."),
-    ("noise_sensitivity_irrelevant", "noise"),
+    ("self_knowledge", "self_know"),
+    ("noise_sensitivity_irrelevant", "noise_irr"),
     ("claim_recall", "claim_rec"),
     ("chunk_precision", "chunk_prec"),
 )
