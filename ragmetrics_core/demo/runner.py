@@ -30,6 +30,13 @@ COLUMNS: tuple[tuple[str, str], ...] = (
     ("claim_recall", "claim_rec"),
     ("chunk_precision", "chunk_prec"),
 )
+LEGEND = (
+    "precision: share of the response's claims the reference supports; recall: share of the reference's claims",
+    "the response makes; faithful: share of response claims found in the chunks; halluc.: wrong and in no chunk;",
+    "self_know: right but in no chunk; noise_irr: wrong and copied from an irrelevant chunk (halluc. and noise_irr:",
+    "lower is better); claim_rec / chunk_prec: the retriever's recall of reference claims and share of relevant",
+    "chunks. — = undetermined.",
+)
 
 
 def run_demo(
@@ -103,9 +110,5 @@ def format_scores(questions: Sequence[Question], results: Sequence[EvaluationRes
             line += f"  {'—' if value is None else f'{value:.2f}':>10}"
         lines.append(line)
     lines.append("")
-    lines.append("precision/recall: response claims right / reference claims covered; faithful: claims found in the")
-    lines.append(
-        "chunks; halluc.: wrong and in no chunk (lower is better); noise: wrong claims taken from an irrelevant"
-    )
-    lines.append("chunk (lower is better); claim_rec/chunk_prec: what the retriever found. — = undetermined.")
+    lines.extend(LEGEND)
     return "\n".join(lines)
