@@ -31,6 +31,20 @@ CATEGORIES: tuple[tuple[str, str, str], ...] = (
 )
 _CATEGORY_CLASS = {category: css for category, _, css in CATEGORIES}
 _CATEGORY_LABEL = {category: label for category, label, _ in CATEGORIES}
+# Short names for the diagnostic view (RAGChecker's own wording); the metric id is the tooltip.
+_DIAGNOSTIC_LABELS = {
+    "overall_precision": "precision",
+    "overall_recall": "recall",
+    "overall_f1": "F1",
+    "claim_recall": "claim recall",
+    "chunk_precision": "context precision",
+    "context_utilization": "context utilization",
+    "noise_sensitivity_relevant": "noise in relevant",
+    "noise_sensitivity_irrelevant": "noise in irrelevant",
+    "hallucination": "hallucination",
+    "self_knowledge": "self-knowledge",
+    "faithfulness": "faithfulness",
+}
 # Shown in each sample's one-line summary, when present.
 _HEADLINE = ("overall_f1", "faithfulness", "hallucination", "claim_recall", "response_relevancy")
 
@@ -148,7 +162,7 @@ def _diagnostic_section(results: Sequence[EvaluationResult], summaries: Sequence
                 continue
             percent = "—" if summary.mean is None else f"{100 * summary.mean:.1f}"
             items.append(
-                f"<li><span class='m' title='{escape(metric)}'>{escape(metric)}</span> "
+                f"<li><span class='m' title='{escape(metric)}'>{escape(_DIAGNOSTIC_LABELS.get(metric, metric))}</span> "
                 f"{score_bar(summary.mean, summary.direction)}"
                 f"<span class='num'>{percent}</span> {_arrow(summary.direction)}</li>"
             )
