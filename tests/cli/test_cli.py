@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from ragmetrics_core.metrics import METRICS
 from tests.cli.conftest import RunCli, cli_command, cli_env, good_row, read_jsonl, write_jsonl
 
 
@@ -20,7 +21,7 @@ def _table(stdout: str) -> dict[str, list[str]]:
     rows: dict[str, list[str]] = {}
     for line in stdout.splitlines():
         parts = line.split()
-        if len(parts) >= 5 and parts[0].islower() and "_" in parts[0] or parts[:1] == ["hallucination"]:
+        if len(parts) >= 5 and parts[0] in METRICS:
             rows[parts[0]] = parts[1:]
     return rows
 
