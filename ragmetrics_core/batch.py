@@ -213,6 +213,8 @@ class _Runner:
             result = await self._evaluate(loaded)
             self._record(loaded, result)
             bar.update(1)
+            # A CPU-bound judge may never suspend; yielding here lets the loop see Ctrl-C between samples.
+            await asyncio.sleep(0)
 
     async def _evaluate(self, loaded: LoadedSample) -> EvaluationResult:
         try:
