@@ -8,6 +8,7 @@ import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 
@@ -85,7 +86,7 @@ def test_demo_without_the_online_pipeline_scores_directly(monkeypatch: pytest.Mo
 
 
 class _Collector(BaseHTTPRequestHandler):
-    received: list[tuple[str, bytes]] = []
+    received: ClassVar[list[tuple[str, bytes]]] = []
 
     def do_POST(self) -> None:
         body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
