@@ -47,11 +47,11 @@ def _openai(settings: JudgeSettings) -> Judge:
         raise JudgeConfigError(
             f"the OpenAI judge is not available ({error}); install it with: pip install 'ragmetrics[openai]'"
         ) from None
-    models = list(settings.models) or [None]
     judges: list[Judge] = []
-    for model in models:
+    # No model given: one judge whose model comes from the environment (RAGMETRICS_JUDGE_MODEL).
+    for model in list(settings.models) or [""]:
         overrides: dict[str, object] = {}
-        if model is not None:
+        if model:
             overrides["model"] = model
         if settings.base_url is not None:
             overrides["base_url"] = settings.base_url
@@ -60,7 +60,7 @@ def _openai(settings: JudgeSettings) -> Judge:
         if settings.concurrency is not None:
             overrides["concurrency"] = settings.concurrency
         try:
-            config = OpenAIJudgeConfig.from_env(**overrides)
+            config = OpenAIJudgeConfig.from_env(None, **overrides)
             if settings.price is not None:
                 prompt, completion = settings.price
                 price = ModelPrice(prompt_per_million=prompt, completion_per_million=completion)
