@@ -70,6 +70,8 @@ def _openai(settings: JudgeSettings) -> Judge:
         judges.append(OpenAIJudge(config))
     if len(judges) == 1:
         return judges[0]
-    from ragmetrics_core.judges.ensemble import EnsembleJudge
-
+    try:
+        from ragmetrics_core.judges.ensemble import EnsembleJudge
+    except ImportError as error:
+        raise JudgeConfigError(f"several --models need the ensemble judge, which is not available ({error})") from None
     return EnsembleJudge(judges)
