@@ -154,8 +154,11 @@ def _evaluate(args: argparse.Namespace) -> int:
             price=_price(args.price),
         )
     )
-    if args.judge == "embedded" and (models or args.base_url):
-        print("ragmetrics: note: --model/--models/--base-url apply to --judge openai only", file=sys.stderr)
+    if args.judge == "embedded" and (models or args.base_url or args.cache or args.price):
+        print(
+            "ragmetrics: note: --model/--models/--base-url/--cache/--price apply to --judge openai only",
+            file=sys.stderr,
+        )
     run = evaluate_file(
         args.input,
         out=args.out,
@@ -209,7 +212,9 @@ def _report(args: argparse.Namespace) -> int:
     from ragmetrics_core.formats.results_io import read_results
     from ragmetrics_core.report.html import write_report
 
-    stored = read_results(args.results)
+    from ragmetrics_core.metrics import METRICS
+
+    stored = read_results(args.results, {metric: spec.direction for metric, spec in METRICS.items()})
     if not stored.rows:
         raise ValueError(f"{args.results}: no results found")
     results = [row.result for row in stored.rows.values()]
@@ -230,7 +235,7 @@ def _metrics(args: argparse.Namespace) -> int:
 
     width = max(len(metric) for metric in METRICS)
     for metric, spec in METRICS.items():
-        print(f"{metric:<{width}}  {spec.direction.value}")
+        print(f"{metric:<{width}}  {spec.direction.value:<15}  {spec.family:<20}  {spec.description}")
     return EXIT_OK
 
 

@@ -12,6 +12,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from PIL import Image
 
 from ragmetrics_core.batch import evaluate_file
 from ragmetrics_core.report import write_report
@@ -60,8 +61,7 @@ def report(tmp_path: Path) -> Path:
 
 
 def _pixels(path: Path) -> list[tuple[int, int, int]]:
-    image = pytest.importorskip("PIL.Image")
-    with image.open(path) as picture:
+    with Image.open(path) as picture:
         rgb = picture.convert("RGB")
         return [rgb.getpixel((x, y)) for y in range(0, rgb.height, 2) for x in range(0, rgb.width, 2)]
 
