@@ -210,9 +210,8 @@ def _check_metric_ids(metrics: Sequence[str]) -> None:
 
 def _report(args: argparse.Namespace) -> int:
     from ragmetrics_core.formats.results_io import read_results
-    from ragmetrics_core.report.html import write_report
-
     from ragmetrics_core.metrics import METRICS
+    from ragmetrics_core.report.html import write_report
 
     stored = read_results(args.results, {metric: spec.direction for metric, spec in METRICS.items()})
     if not stored.rows:
@@ -235,7 +234,7 @@ def _metrics(args: argparse.Namespace) -> int:
 
     width = max(len(metric) for metric in METRICS)
     for metric, spec in METRICS.items():
-        print(f"{metric:<{width}}  {spec.direction.value:<15}  {spec.family:<20}  {spec.description}")
+        print(f"{metric:<{width}}  {spec.direction.value:<16}  {spec.family:<9}  {spec.description}")
     return EXIT_OK
 
 
