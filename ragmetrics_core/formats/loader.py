@@ -16,7 +16,7 @@ from ragmetrics_core.evidence import Evidence, EvidencePart
 from ragmetrics_core.formats.columns import record_to_sample, sample_key
 from ragmetrics_core.formats.errors import InputError, RowError
 from ragmetrics_core.formats.ragchecker import RagCheckerFormatError, read_ragchecker
-from ragmetrics_core.formats.records import TableFormat, read_records
+from ragmetrics_core.formats.records import WRAPPER_KEYS, TableFormat, read_records
 from ragmetrics_core.sample import RagSample
 
 InputFormat = Literal["auto", "jsonl", "json", "csv", "ragchecker"]
@@ -60,17 +60,20 @@ def iter_samples(
     """
     name, stream, owned = _open(source)
     try:
-        fmt = _settle_format(format, name, stream)
+        fmt = _settle_format(format, name)
         rows: Iterator[LoadedSample | RowError]
         if fmt == "ragchecker":
             rows = _ragchecker_rows(stream.read(), name)
-        elif fmt == "json" and format == "auto":
+        elif format == "auto" and fmt in ("json", None):
+            # Only the content tells a RAGChecker file from rows, and (stdin) a JSON document from JSON lines.
             text = stream.read()
             if _is_ragchecker_output(text):
                 rows = _ragchecker_rows(text, name)
             else:
-                rows = _table_rows(io.StringIO(text), fmt, name, columns)
+                by_content: TableFormat = "json" if fmt == "json" or _looks_like_json_document(text) else "jsonl"
+                rows = _table_rows(io.StringIO(text), by_content, name, columns)
         else:
+            assert fmt is not None
             rows = _table_rows(stream, fmt, name, columns)
         yield from _settle_ids(rows)
     finally:
@@ -117,20 +120,35 @@ def _open(source: Source) -> tuple[str, TextIO, bool]:
         raise InputError(RowError(str(path), f"cannot open: {error.strerror or error}")) from None
 
 
-def _settle_format(fmt: InputFormat, name: str, stream: TextIO) -> TableFormat | Literal["ragchecker"]:
+def _settle_format(fmt: InputFormat, name: str) -> TableFormat | Literal["ragchecker"] | None:
+    """The format from the option or the extension; ``None`` when only the content can tell."""
     if fmt != "auto":
         return fmt
     suffix = Path(name).suffix.lower()
     if suffix in _EXTENSIONS:
         return _EXTENSIONS[suffix]
     if name == "<stdin>" or not suffix:
-        return "jsonl"
+        return None
     raise InputError(
         RowError(
             name,
             f"cannot tell the format from the extension {suffix!r}; pass --format jsonl|json|csv|ragchecker",
         )
     )
+
+
+def _looks_like_json_document(text: str) -> bool:
+    """A JSON array, or one object wrapping rows; anything else is read as JSON lines."""
+    body = text.lstrip()
+    if body.startswith("["):
+        return True
+    if not body.startswith("{"):
+        return False
+    try:
+        value = json.loads(body)
+    except json.JSONDecodeError:
+        return False  # several objects, one per line
+    return isinstance(value, dict) and any(isinstance(value.get(key), list) for key in WRAPPER_KEYS)
 
 
 def _table_rows(

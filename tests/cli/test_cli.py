@@ -112,6 +112,17 @@ def test_stdin_input(tmp_path: Path, run_cli: RunCli) -> None:
     assert len(read_jsonl(tmp_path / "out.jsonl")) == 2
 
 
+def test_stdin_json_array_and_ragchecker_by_content(tmp_path: Path, run_cli: RunCli, ragchecker_dir: Path) -> None:
+    array = json.dumps([good_row(1), good_row(2)], indent=2)
+    done = run_cli("evaluate", "-", "--metrics", "faithfulness", input=array)
+    assert done.returncode == 0, done.stderr
+    assert "2 samples: 2 evaluated" in done.stdout
+    checked = (ragchecker_dir / "checking_outputs.json").read_text("utf-8")
+    done = run_cli("evaluate", "-", input=checked)
+    assert done.returncode == 0, done.stderr
+    assert _table(done.stdout)["overall_f1"][0] == "0.683"
+
+
 def test_ragchecker_example_reproduces_its_figures(tmp_path: Path, run_cli: RunCli, ragchecker_dir: Path) -> None:
     source = str(ragchecker_dir / "checking_outputs.json")
     done = run_cli("evaluate", source, "--format", "ragchecker", "--out", "rc.jsonl")

@@ -172,6 +172,16 @@ def test_streams_empty_files_and_unreadable_sources(tmp_path: Path) -> None:
         load_samples(tmp_path / "data.parquet")
 
 
+def test_streams_without_a_name_are_told_apart_by_content(ragchecker_dir: Path) -> None:
+    lines = io.StringIO(json.dumps(good_row(1)) + "\n" + json.dumps(good_row(2)) + "\n")
+    array = io.StringIO(json.dumps([good_row(1), good_row(2), good_row(3)], indent=2))
+    wrapped = io.StringIO(json.dumps({"samples": [good_row(1)]}))
+    assert [len(load_samples(stream)) for stream in (lines, array, wrapped)] == [2, 3, 1]
+    checked = io.StringIO((ragchecker_dir / "checking_outputs.json").read_text("utf-8"))
+    rows = list(iter_samples(checked))
+    assert len(rows) == 2 and all(isinstance(r, LoadedSample) and r.evidence is not None for r in rows)
+
+
 def test_invalid_utf8_is_repaired_not_fatal(tmp_path: Path) -> None:
     path = tmp_path / "in.jsonl"
     path.write_bytes(b'{"user_input": "caf\xe9", "response": "ok"}\n')
