@@ -197,7 +197,7 @@ class _Runner:
             unit="sample",
             file=sys.stderr,
             dynamic_ncols=True,
-            desc="evaluating",
+            desc=f"evaluating ({self.run_state.resumed} resumed)" if self.run_state.resumed else "evaluating",
         )
         with bar, self._interrupts():
             self.workers = [asyncio.create_task(self._work(pending, bar)) for _ in range(self.concurrency)]
@@ -220,7 +220,9 @@ class _Runner:
         try:
             result = await self.evaluator.aevaluate(loaded.sample, evidence=loaded.evidence)
         except Exception as error:  # a broken sample must not end the run; its row records why
-            return EvaluationResult(sample_id=loaded.id, judge="", scores={}, error=f"{type(error).__name__}: {error}")
+            judge = getattr(getattr(self.evaluator, "judge", None), "name", "")
+            message = f"{type(error).__name__}: {error}"
+            return EvaluationResult(sample_id=loaded.id, judge=str(judge), scores={}, error=message)
         if result.sample_id != loaded.id:
             result = result.model_copy(update={"sample_id": loaded.id})
         return result
