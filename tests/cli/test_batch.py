@@ -172,3 +172,28 @@ def test_bad_arguments(tmp_path: Path, judge: SentenceJudge) -> None:
         evaluate_file(source, judge=judge, concurrency=0)
     with pytest.raises(ValueError, match="limit"):
         evaluate_file(source, judge=judge, limit=-1)
+
+
+def test_an_evaluator_that_raises_costs_one_row_not_the_run(tmp_path: Path) -> None:
+    from ragmetrics_core.engine import Evaluator
+
+    class Fragile:
+        def __init__(self) -> None:
+            self.judge = SentenceJudge(name="fragile")
+            self.inner = Evaluator(judge=self.judge, metrics=METRICS)
+
+        async def aevaluate(self, sample, evidence=None):  # type: ignore[no-untyped-def]
+            if "2" in sample.user_input:
+                raise RuntimeError("boom")
+            return await self.inner.aevaluate(sample, evidence)
+
+    source = write_jsonl(tmp_path / "in.jsonl", [good_row(i) for i in range(4)])
+    out = tmp_path / "out.jsonl"
+    run = evaluate_file(source, out=out, evaluator=Fragile(), metrics=METRICS, progress=False)
+    assert run.evaluated == 4 and run.failed == 1
+    rows = read_jsonl(out)
+    [broken] = [row for row in rows if row["error"]]
+    assert broken["error"] == "RuntimeError: boom" and broken["judge"] == "fragile"
+    assert broken["sample"]["user_input"] == "What is fact 2?"
+    [precision] = [s for s in run.summary() if s.metric == "overall_precision"]
+    assert precision.count == 3  # the failed sample is left out of the means
