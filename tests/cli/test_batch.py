@@ -8,8 +8,11 @@ from pathlib import Path
 import pytest
 
 from ragmetrics_core.batch import evaluate_file, results_to_pandas
+from ragmetrics_core.evidence import Evidence
 from ragmetrics_core.formats import RowError
 from ragmetrics_core.formats.results_io import read_results
+from ragmetrics_core.results import EvaluationResult
+from ragmetrics_core.sample import RagSample
 from tests.cli.conftest import SentenceJudge, good_row, read_jsonl, write_jsonl
 
 METRICS = ["overall_precision", "faithfulness", "hallucination"]
@@ -182,7 +185,7 @@ def test_an_evaluator_that_raises_costs_one_row_not_the_run(tmp_path: Path) -> N
             self.judge = SentenceJudge(name="fragile")
             self.inner = Evaluator(judge=self.judge, metrics=METRICS)
 
-        async def aevaluate(self, sample, evidence=None):  # type: ignore[no-untyped-def]
+        async def aevaluate(self, sample: RagSample, evidence: Evidence | None = None) -> EvaluationResult:
             if "2" in sample.user_input:
                 raise RuntimeError("boom")
             return await self.inner.aevaluate(sample, evidence)
