@@ -21,11 +21,11 @@ from typing import TYPE_CHECKING, Any, Protocol
 from tqdm import tqdm
 
 from ragmetrics_core.aggregate import MetricAggregate
-from ragmetrics_core.engine import run_sync
-from ragmetrics_core.evidence import Evidence
+from ragmetrics_core.engine import Evaluator, run_sync
 from ragmetrics_core.formats import InputFormat, LoadedSample, RowError, iter_samples
 from ragmetrics_core.formats.loader import Source
 from ragmetrics_core.formats.results_io import ResultWriter, StoredResult, is_complete, read_results
+from ragmetrics_core.judge_factory import JudgeSettings, build_evaluator
 from ragmetrics_core.judges.base import Judge, Usage
 from ragmetrics_core.metrics import METRICS, RAGCHECKER_METRICS
 from ragmetrics_core.report.summary import AggregateMode, summarize, total_usage
@@ -39,9 +39,10 @@ if TYPE_CHECKING:
 
 
 class SampleEvaluator(Protocol):
-    """What ``evaluate_file`` needs from an evaluator (:class:`ragmetrics_core.engine.Evaluator` is one)."""
+    """What ``evaluate_file`` needs: :class:`~ragmetrics_core.engine.Evaluator` and the ensemble are two.
+    Only an ``Evaluator`` can also take precomputed evidence (RAGChecker input)."""
 
-    async def aevaluate(self, sample: RagSample, evidence: Evidence | None = None) -> EvaluationResult: ...
+    async def aevaluate(self, sample: RagSample) -> EvaluationResult: ...
 
 
 @dataclass(slots=True)
@@ -76,7 +77,7 @@ def evaluate_file(
     format: InputFormat = "auto",
     columns: Mapping[str, str] | None = None,
     metrics: Sequence[str] | None = None,
-    judge: Judge | None = None,
+    judge: Judge | JudgeSettings | None = None,
     options: MetricOptions | None = None,
     evaluator: SampleEvaluator | None = None,
     concurrency: int = 4,
@@ -89,7 +90,8 @@ def evaluate_file(
     extension).
 
     - ``metrics``/``judge``/``options`` build the :class:`~ragmetrics_core.engine.Evaluator` (default:
-      every metric, embedded judge); or pass a ready ``evaluator``.
+      every metric, embedded judge); ``judge`` may be :class:`~ragmetrics_core.judge_factory.JudgeSettings`
+      (what the CLI's judge flags build; several models make an ensemble). Or pass a ready ``evaluator``.
     - Rows of ``out`` from an earlier run are kept and their samples skipped; samples that failed or whose
       judge calls failed are evaluated again (the new row supersedes the old one).
     - ``limit`` takes the first N samples of the input (resumed ones count).
@@ -116,7 +118,14 @@ def evaluate_file(
         metrics = RAGCHECKER_METRICS
     run.aggregate_mode = aggregate_mode or ("ragchecker" if from_ragchecker else "determined")
     if evaluator is None:
-        evaluator = _build_evaluator(judge, metrics, options)
+        if isinstance(judge, JudgeSettings):
+            evaluator = build_evaluator(judge, metrics, options)
+        else:
+            evaluator = Evaluator(judge=judge, metrics=metrics, options=options)
+    if saw_evidence and not isinstance(evaluator, Evaluator):
+        raise ValueError(
+            "RAGChecker input carries its own claims and verdicts: score it with one judge, not an ensemble"
+        )
     writer = ResultWriter(out, list(metrics or METRICS)) if out is not None else None
     show_progress = sys.stderr.isatty() if progress is None else progress
     try:
@@ -128,14 +137,6 @@ def evaluate_file(
         order = {sample_id: position for position, sample_id in enumerate(run.samples)}
         run.results.sort(key=lambda result: order.get(result.sample_id or "", len(order)))
     return run
-
-
-def _build_evaluator(
-    judge: Judge | None, metrics: Sequence[str] | None, options: MetricOptions | None
-) -> SampleEvaluator:
-    from ragmetrics_core.engine import Evaluator
-
-    return Evaluator(judge=judge, metrics=list(metrics) if metrics is not None else None, options=options)
 
 
 def _plan(
@@ -218,7 +219,10 @@ class _Runner:
 
     async def _evaluate(self, loaded: LoadedSample) -> EvaluationResult:
         try:
-            result = await self.evaluator.aevaluate(loaded.sample, evidence=loaded.evidence)
+            if loaded.evidence is not None and isinstance(self.evaluator, Evaluator):
+                result = await self.evaluator.aevaluate(loaded.sample, evidence=loaded.evidence)
+            else:
+                result = await self.evaluator.aevaluate(loaded.sample)
         except Exception as error:  # a broken sample must not end the run; its row records why
             judge = getattr(getattr(self.evaluator, "judge", None), "name", "")
             message = f"{type(error).__name__}: {error}"

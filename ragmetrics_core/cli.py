@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ragmetrics_core.formats import InputError, RowError, parse_column_mapping
-from ragmetrics_core.judge_factory import JudgeConfigError, JudgeSettings, build_judge
+from ragmetrics_core.judge_factory import JudgeConfigError, JudgeSettings
 from ragmetrics_core.report.summary import format_table, format_usage
 
 EXIT_OK, EXIT_PARTIAL, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
@@ -91,6 +91,12 @@ def _evaluate_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
     evaluate.add_argument("--model", help="judge model (env RAGMETRICS_JUDGE_MODEL)")
     evaluate.add_argument("--models", help="comma-separated judge models: an ensemble of several LLM judges")
     evaluate.add_argument(
+        "--ensemble",
+        choices=("mean", "majority"),
+        default="mean",
+        help="with --models: average each judge's scores (mean), or take majority verdicts on shared claims",
+    )
+    evaluate.add_argument(
         "--base-url", help="OpenAI-compatible base URL (env RAGMETRICS_JUDGE_BASE_URL or OPENAI_BASE_URL)"
     )
     evaluate.add_argument(
@@ -145,14 +151,13 @@ def _evaluate(args: argparse.Namespace) -> int:
     if metrics is not None:
         _check_metric_ids(metrics)
     models = _split(args.models) or ([args.model] if args.model else [])
-    judge = build_judge(
-        JudgeSettings(
-            kind=args.judge,
-            models=models,
-            base_url=args.base_url,
-            cache_path=args.cache,
-            price=_price(args.price),
-        )
+    settings = JudgeSettings(
+        kind=args.judge,
+        models=models,
+        base_url=args.base_url,
+        cache_path=args.cache,
+        price=_price(args.price),
+        ensemble=args.ensemble,
     )
     if args.judge == "embedded" and (models or args.base_url or args.cache or args.price):
         print(
@@ -165,7 +170,7 @@ def _evaluate(args: argparse.Namespace) -> int:
         format=args.format,
         columns=parse_column_mapping(args.column),
         metrics=metrics,
-        judge=judge,
+        judge=settings,
         concurrency=args.concurrency,
         limit=args.limit,
         progress=args.progress,

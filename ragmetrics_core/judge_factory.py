@@ -1,14 +1,21 @@
-"""Build the judge the command line (or a config) asks for, importing optional judges only when used."""
+"""Build the evaluator the command line (or a config) asks for: the embedded judge, one LLM judge, or an
+ensemble of several. Optional judges are imported only when used."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
+from ragmetrics_core.engine import Evaluator
 from ragmetrics_core.judges.base import Judge
 
+if TYPE_CHECKING:
+    from ragmetrics_core.batch import SampleEvaluator
+    from ragmetrics_core.metrics import MetricOptions
+
 JudgeKind = Literal["embedded", "openai"]
+EnsembleMode = Literal["mean", "majority"]
 
 
 class JudgeConfigError(ValueError):
@@ -17,10 +24,14 @@ class JudgeConfigError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class JudgeSettings:
-    """``models``: one model, or several for an ensemble. Unset values come from the environment
+    """What judge to use.
+
+    ``models``: one model, or several for an ensemble (``ensemble``: ``mean`` of each judge's scores, or
+    ``majority`` verdicts over shared claims). Unset values come from the environment
     (``RAGMETRICS_JUDGE_MODEL``, ``RAGMETRICS_JUDGE_BASE_URL`` / ``OPENAI_BASE_URL``,
     ``RAGMETRICS_JUDGE_API_KEY`` / ``OPENAI_API_KEY``, ``RAGMETRICS_JUDGE_CACHE``).
-    ``price``: US dollars per million prompt and completion tokens, for the cost estimate."""
+    ``price``: US dollars per million prompt and completion tokens, for the cost estimate.
+    """
 
     kind: JudgeKind = "embedded"
     models: Sequence[str] = ()
@@ -28,18 +39,34 @@ class JudgeSettings:
     cache_path: str | None = None
     price: tuple[float, float] | None = None
     concurrency: int | None = None
+    ensemble: EnsembleMode = "mean"
 
 
-def build_judge(settings: JudgeSettings) -> Judge | None:
-    """The judge for ``settings``; ``None`` for the embedded judge (the engine's default)."""
+def build_evaluator(
+    settings: JudgeSettings, metrics: Sequence[str] | None = None, options: MetricOptions | None = None
+) -> SampleEvaluator:
+    """An :class:`~ragmetrics_core.engine.Evaluator` with the judge of ``settings``, or an
+    ``EnsembleEvaluator`` when several models are given."""
+    judges = build_judges(settings)
+    if len(judges) <= 1:
+        return Evaluator(judge=judges[0] if judges else None, metrics=metrics, options=options)
+    try:
+        from ragmetrics_core.judges.ensemble import EnsembleEvaluator
+    except ImportError as error:
+        raise JudgeConfigError(f"several --models need the ensemble judge, which is not available ({error})") from None
+    return EnsembleEvaluator(judges, metrics=metrics, options=options, aggregate=settings.ensemble)
+
+
+def build_judges(settings: JudgeSettings) -> list[Judge]:
+    """One judge per model; none for the embedded judge (the engine's default)."""
     if settings.kind == "embedded":
-        return None
+        return []
     if settings.kind == "openai":
         return _openai(settings)
     raise JudgeConfigError(f"unknown judge {settings.kind!r}; use embedded or openai")
 
 
-def _openai(settings: JudgeSettings) -> Judge:
+def _openai(settings: JudgeSettings) -> list[Judge]:
     try:
         from ragmetrics_core.judges.openai import OpenAIJudge, OpenAIJudgeConfig
         from ragmetrics_core.judges.pricing import ModelPrice, PriceTable
@@ -68,10 +95,4 @@ def _openai(settings: JudgeSettings) -> Judge:
         except ValueError as error:
             raise JudgeConfigError(f"cannot configure the OpenAI judge: {error}") from None
         judges.append(OpenAIJudge(config))
-    if len(judges) == 1:
-        return judges[0]
-    try:
-        from ragmetrics_core.judges.ensemble import EnsembleJudge
-    except ImportError as error:
-        raise JudgeConfigError(f"several --models need the ensemble judge, which is not available ({error})") from None
-    return EnsembleJudge(judges)
+    return judges

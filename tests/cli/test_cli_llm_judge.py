@@ -82,24 +82,43 @@ def test_openai_judge_with_price_and_cache(tmp_path: Path, server: object) -> No
     assert _usage(second.stdout)["hits"] > 0
 
 
-def test_several_models_make_an_ensemble(tmp_path: Path, server: object) -> None:
+def test_several_models_make_an_ensemble(tmp_path: Path, server: object, ragchecker_dir: Path) -> None:
     pytest.importorskip("ragmetrics_core.judges.ensemble", reason="the ensemble judge is not in this build")
     write_jsonl(tmp_path / "in.jsonl", [good_row(1)])
-    done = _run(
+    base_url = server.base_url  # type: ignore[attr-defined]
+    for mode in ("mean", "majority"):
+        done = _run(
+            tmp_path,
+            "evaluate",
+            "in.jsonl",
+            "--out",
+            f"{mode}.jsonl",
+            "--judge",
+            "openai",
+            "--models",
+            "fake-a,fake-b",
+            "--ensemble",
+            mode,
+            "--base-url",
+            base_url,
+            "--metrics",
+            "faithfulness,hallucination",
+        )
+        assert done.returncode == 0, done.stderr
+        [row] = read_jsonl(tmp_path / f"{mode}.jsonl")
+        assert set(row["per_judge"]) == {"openai:fake-a", "openai:fake-b"}
+        assert row["spread"]["hallucination"] == 0.0
+        assert row["scores"]["hallucination"]["score"] == 0.5
+        assert row["judge"].startswith(f"ensemble[{mode}]")
+    refused = _run(
         tmp_path,
         "evaluate",
-        "in.jsonl",
-        "--out",
-        "e.jsonl",
+        str(ragchecker_dir / "checking_outputs.json"),
         "--judge",
         "openai",
         "--models",
         "fake-a,fake-b",
         "--base-url",
-        server.base_url,
-        "--metrics",
-        "faithfulness",  # type: ignore[attr-defined]
+        base_url,
     )
-    assert done.returncode == 0, done.stderr
-    [row] = read_jsonl(tmp_path / "e.jsonl")
-    assert row["per_judge"] is not None and len(row["per_judge"]) == 2
+    assert refused.returncode == 2 and "not an ensemble" in refused.stderr
