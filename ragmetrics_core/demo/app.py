@@ -27,6 +27,7 @@ def run_langchain_app(corpus: Corpus, sink: SampleSink) -> None:
     from langchain_core.prompts import ChatPromptTemplate
     from langchain_core.runnables import RunnableLambda, RunnablePassthrough
     from langchain_core.vectorstores import InMemoryVectorStore
+
     from ragmetrics_langchain import RagMetricsCallbackHandler
 
     class LexicalEmbeddings(Embeddings):
