@@ -30,13 +30,16 @@ class DemoPipeline(Protocol):
 
 
 def online_pipeline_available() -> bool:
-    return importlib.util.find_spec("ragmetrics_core.online.evaluator") is not None
+    """The online pipeline and the OpenTelemetry SDK its emitter writes through are both installed."""
+    return all(
+        importlib.util.find_spec(name) is not None for name in ("ragmetrics_core.online.evaluator", "opentelemetry.sdk")
+    )
 
 
 class DirectPipeline:
     """Collects samples and scores them with the evaluator when asked (no telemetry)."""
 
-    description = "scored directly with the Evaluator (the online pipeline is not installed: no telemetry)"
+    description = "scored directly with the Evaluator (the online pipeline or the OpenTelemetry SDK is not installed: no telemetry)"
 
     def __init__(self, evaluator: Evaluator) -> None:
         self._evaluator = evaluator
