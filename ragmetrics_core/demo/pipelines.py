@@ -39,7 +39,7 @@ def online_pipeline_available() -> bool:
 class DirectPipeline:
     """Collects samples and scores them with the evaluator when asked (no telemetry)."""
 
-    description = "scored directly with the Evaluator (the online pipeline or the OpenTelemetry SDK is not installed: no telemetry)"
+    description = "scored directly with the Evaluator (no online pipeline or OpenTelemetry SDK installed: no telemetry)"
 
     def __init__(self, evaluator: Evaluator) -> None:
         self._evaluator = evaluator
