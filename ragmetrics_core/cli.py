@@ -183,6 +183,8 @@ def _evaluate(args: argparse.Namespace) -> int:
     counts += f"; errors: {len(run.errors)} bad input row{'s' if len(run.errors) != 1 else ''} skipped"
     if run.out is not None:
         counts += f"; results in {run.out}"
+        if run.failed:
+            counts += " (run again to retry the failed samples)"
     print(counts)
     if args.report:
         title = args.title or f"ragmetrics: {Path(args.input).name if args.input != '-' else 'stdin'}"

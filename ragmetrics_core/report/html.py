@@ -330,7 +330,7 @@ def _claims(anchor: str, result: EvaluationResult) -> str:
         items = "".join(_reference_claim(anchor, claim) for claim in reference_claims)
         parts.append(f"<h4>Reference claims</h4><ol class='claims ref'>{items}</ol>")
     if not parts:
-        return "<p class='hint'>No claims were extracted.</p>"
+        return "<p class='hint'>No claims in this result (none extracted, or the results file kept only scores).</p>"
     return "".join(parts)
 
 
