@@ -168,3 +168,31 @@ def test_handlers_without_an_evaluator_share_one_default_pipeline() -> None:
     first, second = RagMetricsCallbackHandler(), RagMetricsCallbackHandler()
     assert first.evaluator is second.evaluator is default_sink()
     assert isinstance(first.evaluator, OnlineEvaluator)
+
+
+def test_embedded_judge_tells_a_grounded_answer_from_a_hallucinated_one(
+    retriever: BaseRetriever, telemetry: Telemetry
+) -> None:
+    emitter = OtelEmitter(tracer_provider=telemetry.tracer_provider, logger_provider=telemetry.logger_provider)
+    online = OnlineEvaluator(Evaluator(metrics=["faithfulness", "hallucination"]), emitters=[emitter])
+    handler = RagMetricsCallbackHandler(online)
+    chain = rag_chain(retriever, responses=[ANSWER, "The Eiffel Tower was painted by Vincent van Gogh in 1920."])
+    try:
+        for name in ("grounded", "hallucinated"):
+            metadata = {"ragmetrics_reference": REFERENCE}  # hallucination needs one: it counts incorrect claims
+            chain.invoke(QUESTION, config={"callbacks": [handler], "run_name": name, "metadata": metadata})
+        assert online.flush(timeout_s=60)
+    finally:
+        online.shutdown(timeout_s=5)
+    spans = telemetry.spans.get_finished_spans()
+    scores = {}
+    for evaluation in (s for s in spans if s.name == sc.EVALUATION_SPAN_NAME):
+        subject = next(
+            s for s in spans if s.context and evaluation.parent and s.context.span_id == evaluation.parent.span_id
+        )
+        attributes = dict(evaluation.attributes or {})
+        scores[subject.name] = (
+            attributes[sc.score_attribute("faithfulness")],
+            attributes[sc.score_attribute("hallucination")],
+        )
+    assert scores == {"grounded": (1.0, 0.0), "hallucinated": (0.0, 1.0)}
