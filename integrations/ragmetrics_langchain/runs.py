@@ -120,7 +120,9 @@ class RunTable:
     def end_retriever(self, run_id: int, documents: Sequence[Any]) -> None:
         owner = self._owner.get(run_id)
         if owner is not None and owner[1] >= 0:
-            owner[0].retrievals[owner[1]] = documents
+            # A copy of the list (not of the documents): a later step that reranks or filters the
+            # retriever's list in place must not change what was retrieved.
+            owner[0].retrievals[owner[1]] = list(documents)
 
     def mark_interrupted(self, run_id: int) -> None:
         root = self._roots.get(run_id)

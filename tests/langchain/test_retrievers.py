@@ -146,3 +146,18 @@ def test_failed_retriever_leaves_the_others(sink: RecordingSink, handler: RagMet
         QUESTION, config={"callbacks": [handler]}
     )
     assert [c.id for c in sink.only().draft.contexts] == [d.id for d in vector.invoke(QUESTION)]
+
+
+def test_documents_are_snapshotted_before_later_steps_change_the_list(
+    sink: RecordingSink, handler: RagMetricsCallbackHandler
+) -> None:
+    vector = make_store().as_retriever(search_kwargs={"k": 3})
+
+    def rerank_in_place(documents: list[Document]) -> str:
+        documents.reverse()
+        del documents[1:]
+        return join_docs(documents)
+
+    chain = {"context": vector | RunnableLambda(rerank_in_place), "question": RunnablePassthrough()} | _generate()
+    chain.invoke(QUESTION, config={"callbacks": [handler]})
+    assert [c.id for c in sink.only().draft.contexts] == [d.id for d in vector.invoke(QUESTION)]
