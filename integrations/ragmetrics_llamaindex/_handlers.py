@@ -46,9 +46,13 @@ def method_of(span_id: str) -> str:
     return qualified.rpartition(".")[2]
 
 
-def _internal_error(registry: TraceRegistry) -> None:
+def _internal_error(registry: TraceRegistry, span_id: str | None) -> None:
     registry.stats.add(Outcome.INTERNAL_ERROR)
     _log.debug("ragmetrics LlamaIndex handler failed", exc_info=True)
+    try:
+        registry.damage(span_id)
+    except Exception:
+        _log.debug("ragmetrics could not mark a trace as damaged", exc_info=True)
 
 
 def wrap_stream(registry: TraceRegistry, trace: Trace, response: object) -> bool:
@@ -70,6 +74,14 @@ def wrap_stream(registry: TraceRegistry, trace: Trace, response: object) -> bool
             response.achat_stream = atap(response.achat_stream, pending, chat_delta_text, limit)
             return True
     return False
+
+
+def _drop_quietly(registry: TraceRegistry, trace: Trace) -> None:
+    """Free a trace whose end we failed to process, so a bug of ours cannot leak state."""
+    try:
+        registry.drop(trace, Outcome.DROPPED_INCOMPLETE)
+    except Exception:
+        _log.debug("ragmetrics could not free a trace", exc_info=True)
 
 
 class SpanTap(BaseSpanHandler[Any]):
@@ -100,7 +112,7 @@ class SpanTap(BaseSpanHandler[Any]):
         try:
             self._enter(id_, bound_args, instance, parent_id, tags)
         except Exception:
-            _internal_error(self._registry)
+            _internal_error(self._registry, parent_id)
 
     def _enter(
         self,
@@ -137,21 +149,21 @@ class SpanTap(BaseSpanHandler[Any]):
         result: Any | None = None,
         **kwargs: Any,
     ) -> None:
-        try:
-            self._exit(id_, instance, result)
-        except Exception:
-            _internal_error(self._registry)
-
-    def _exit(self, id_: str, instance: Any, result: Any) -> None:
         registry = self._registry
-        trace = registry.release_span(id_)
-        if trace is None or trace.settled:
-            return
-        if id_ == trace.writer_span:
-            text = instance.response if isinstance(instance, StreamingAgentChatResponse) else None
-            registry.writer_finished(trace, text if isinstance(text, str) else None)
-        elif id_ == trace.root_id:
-            self._finish_root(trace, result)
+        trace: Trace | None = None
+        try:
+            trace = registry.release_span(id_)
+            if trace is None or trace.settled:
+                return
+            if id_ == trace.writer_span:
+                text = instance.response if isinstance(instance, StreamingAgentChatResponse) else None
+                registry.writer_finished(trace, text if isinstance(text, str) else None)
+            elif id_ == trace.root_id:
+                self._finish_root(trace, result)
+        except Exception:
+            _internal_error(registry, None)
+            if trace is not None and id_ in (trace.root_id, trace.writer_span):
+                _drop_quietly(registry, trace)
 
     def _finish_root(self, trace: Trace, result: Any) -> None:
         registry = self._registry
@@ -190,7 +202,7 @@ class SpanTap(BaseSpanHandler[Any]):
             if trace is not None and id_ in (trace.root_id, trace.writer_span):
                 self._registry.drop(trace, Outcome.DROPPED_ERROR)
         except Exception:
-            _internal_error(self._registry)
+            _internal_error(self._registry, id_)
 
     def new_span(
         self,
@@ -243,7 +255,7 @@ class EventTap(BaseEventHandler):
             if handler is not None:
                 handler(self._registry, event)
         except Exception:
-            _internal_error(self._registry)
+            _internal_error(self._registry, event.span_id)
 
 
 def _owner(registry: TraceRegistry, event: BaseEvent) -> Trace | None:
@@ -275,7 +287,9 @@ def _on_query_end(registry: TraceRegistry, event: Any) -> None:
     if trace is None or event.span_id != trace.root_id:
         return
     options = registry.options
-    trace.contexts = contexts_of(source_nodes_of(event.response), options.max_text_chars, options.max_contexts)
+    trace.contexts = contexts_of(
+        source_nodes_of(event.response), options.max_text_chars, options.max_contexts
+    )
     trace.response = response_text(event.response, options.max_text_chars)
     trace.response_object = event.response
 

@@ -54,6 +54,7 @@ class Trace:
     writer_text: str | None = None
     writer_done: bool = False
     awaiting_writer: bool = False
+    damaged: bool = False
     settled: bool = False
 
 
@@ -68,11 +69,11 @@ class TraceRegistry:
         self.in_retrieval: set[str] = set()
         # Re-entrant: garbage collection of an abandoned stream may settle a trace on a thread holding it.
         self._lock = threading.RLock()
-        self._open = 0
+        self._live: set[Trace] = set()
 
     @property
     def open_count(self) -> int:
-        return self._open
+        return len(self._live)
 
     def open(
         self,
@@ -83,18 +84,18 @@ class TraceRegistry:
     ) -> Trace | None:
         """Start tracking a run rooted at ``root_id``; None (and counted) when at capacity."""
         with self._lock:
-            if self._open >= self.options.max_open_queries:
+            if len(self._live) >= self.options.max_open_queries:
                 self.stats.add(Outcome.DROPPED_CAPACITY)
                 return None
-            self._open += 1
-        trace = Trace(
-            kind=kind,
-            root_id=root_id,
-            chain_name=self.options.chain_name or chain_name,
-            otel=active_span(),
-            start_ns=time.time_ns(),
-            instrument_tags=dict(instrument_tags or {}),
-        )
+            trace = Trace(
+                kind=kind,
+                root_id=root_id,
+                chain_name=self.options.chain_name or chain_name,
+                otel=active_span(),
+                start_ns=time.time_ns(),
+                instrument_tags=dict(instrument_tags or {}),
+            )
+            self._live.add(trace)
         self.adopt(root_id, trace)
         self.stats.add(Outcome.STARTED)
         return trace
@@ -123,7 +124,7 @@ class TraceRegistry:
             if trace.settled:
                 return False
             trace.settled = True
-            self._open -= 1
+            self._live.discard(trace)
         for span_id in trace.span_ids:
             if self.owners.get(span_id) is trace:
                 self.release_span(span_id)
@@ -132,20 +133,28 @@ class TraceRegistry:
         trace.response_object = None
         return True
 
+    def damage(self, span_id: str | None) -> None:
+        """Our handler failed on an event of this span's trace: the sample would be partial, so drop it."""
+        trace = self.owners.get(span_id) if span_id is not None else None
+        if trace is not None:
+            trace.damaged = True
+
     def drop(self, trace: Trace, outcome: Outcome) -> None:
         if self._settle(trace):
             self.stats.add(outcome)
 
     def drop_all(self) -> None:
         """Forget every open trace (used when the instrumentor is removed)."""
-        for trace in list(self.owners.values()):
+        with self._lock:
+            live = list(self._live)
+        for trace in live:
             self.drop(trace, Outcome.DROPPED_UNINSTRUMENTED)
 
     def submit(self, trace: Trace, response: str | None) -> None:
         """Hand the finished run to the sink (or record why not) and free its state."""
         if not self._settle(trace):
             return
-        if trace.user_input is None or response is None:
+        if trace.damaged or trace.user_input is None or response is None:
             self.stats.add(Outcome.DROPPED_INCOMPLETE)
             return
         draft, origin = self._build(trace, response)

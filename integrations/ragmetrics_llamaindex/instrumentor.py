@@ -8,7 +8,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from llama_index.core.instrumentation import Dispatcher, get_dispatcher
+from llama_index.core.instrumentation import Dispatcher, get_dispatcher  # type: ignore[attr-defined]  # public path, implicit re-export
 
 from ragmetrics_core.online.types import SampleSink
 from ragmetrics_llamaindex._capture import CaptureScope
@@ -151,7 +151,9 @@ class RagMetricsInstrumentor:
         return counts
 
     @contextmanager
-    def capture(self, question: str | None = None, *, chain_name: str | None = None) -> Iterator[CaptureHandle]:
+    def capture(
+        self, question: str | None = None, *, chain_name: str | None = None
+    ) -> Iterator[CaptureHandle]:
         """Group everything LlamaIndex does inside the block into one sample.
 
         For retriever-only code: the contexts are the nodes of the block's retrievals, the answer is what

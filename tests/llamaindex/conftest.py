@@ -1,4 +1,4 @@
-"""Offline LlamaIndex pipelines for the integration tests: a real VectorStoreIndex, MockLLM, hash embedding."""
+"""Offline LlamaIndex pipelines for the tests: a real VectorStoreIndex, MockLLM, our hash embedding."""
 
 from __future__ import annotations
 
@@ -8,12 +8,12 @@ from typing import Any
 
 import pytest
 from llama_index.core import Document, VectorStoreIndex
-from llama_index.core.instrumentation import get_dispatcher
+from llama_index.core.instrumentation import get_dispatcher  # type: ignore[attr-defined]  # public path, implicit re-export
 from llama_index.core.llms import MockLLM
-
-from ragmetrics_core.online.types import Origin, SampleDraft
 from ragmetrics_llamaindex import RagMetricsInstrumentor
 from ragmetrics_llamaindex.offline import HashEmbedding
+
+from ragmetrics_core.online.types import Origin, SampleDraft
 
 CORPUS = {
     "paris": "Paris is the capital of France. The Eiffel Tower stands in Paris.",

@@ -7,12 +7,12 @@ from concurrent.futures import ThreadPoolExecutor
 
 from llama_index.core import VectorStoreIndex
 from llama_index.core.base.response.schema import Response
-from llama_index.core.instrumentation import get_dispatcher
+from llama_index.core.instrumentation import get_dispatcher  # type: ignore[attr-defined]  # public path, implicit re-export
 from llama_index.core.llms import MockLLM
 from llama_index.core.postprocessor import SimilarityPostprocessor
+from ragmetrics_llamaindex import RagMetricsInstrumentor
 
 from ragmetrics_core.online.types import ContextDraft, SampleDraft
-from ragmetrics_llamaindex import RagMetricsInstrumentor
 from tests.llamaindex.conftest import CORPUS, RecordingSink
 
 QUESTIONS = [
@@ -29,7 +29,9 @@ QUESTIONS = [
 
 def expected_contexts(response: Response) -> list[ContextDraft]:
     return [
-        ContextDraft(text=n.node.get_content(), id=n.node.node_id, score=n.score, metadata=dict(n.node.metadata))
+        ContextDraft(
+            text=n.node.get_content(), id=n.node.node_id, score=n.score, metadata=dict(n.node.metadata)
+        )
         for n in response.source_nodes
     ]
 
@@ -83,6 +85,7 @@ def test_raw_retrieval_is_left_out_unless_asked_for(
         response = index.as_query_engine(llm=echo_llm, similarity_top_k=2).query(QUESTIONS[1])
     finally:
         instr.uninstrument()
+    assert isinstance(response, Response)
     draft, _ = sink.only()
     assert_matches(draft, QUESTIONS[1], response)
     assert "llamaindex.raw_retrieval" not in draft.metadata
@@ -135,7 +138,9 @@ def test_nothing_is_captured_before_instrument_or_after_uninstrument(
     engine.query("after")
     assert [d.user_input for d in sink.drafts] == ["during"]
     root = get_dispatcher()
-    assert not any(type(h).__name__.startswith("RagMetrics") for h in root.span_handlers + root.event_handlers)
+    assert not any(
+        type(h).__name__.startswith("RagMetrics") for h in root.span_handlers + root.event_handlers
+    )
 
 
 def test_a_named_child_dispatcher_sees_only_its_own_engines(
@@ -147,6 +152,7 @@ def test_a_named_child_dispatcher_sees_only_its_own_engines(
         response = index.as_query_engine(llm=echo_llm, similarity_top_k=1).query(QUESTIONS[2])
     finally:
         instr.uninstrument()
+    assert isinstance(response, Response)
     draft, _ = sink.only()
     assert_matches(draft, QUESTIONS[2], response)
     assert not any(type(h).__name__.startswith("RagMetrics") for h in query_dispatcher.span_handlers)

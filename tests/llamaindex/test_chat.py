@@ -1,0 +1,110 @@
+"""Chat engines: chat, achat, stream_chat and astream_chat each give one sample per turn."""
+
+from __future__ import annotations
+
+import pytest
+from llama_index.core import VectorStoreIndex
+from llama_index.core.chat_engine.types import AgentChatResponse, ChatMode, StreamingAgentChatResponse
+from llama_index.core.llms import MockLLM
+from ragmetrics_llamaindex import RagMetricsInstrumentor
+
+from tests.llamaindex.conftest import RecordingSink
+
+WAIT_S = 10.0
+
+
+def context_ids(response: AgentChatResponse | StreamingAgentChatResponse) -> list[str]:
+    return [n.node.node_id for n in response.source_nodes]
+
+
+@pytest.mark.parametrize("chat_mode", [ChatMode.CONTEXT, ChatMode.CONDENSE_PLUS_CONTEXT])
+def test_chat_turns_are_sampled_with_the_user_message_and_the_nodes_given_to_the_llm(
+    index: VectorStoreIndex,
+    echo_llm: MockLLM,
+    sink: RecordingSink,
+    instrumentor: RagMetricsInstrumentor,
+    chat_mode: ChatMode,
+) -> None:
+    engine = index.as_chat_engine(chat_mode=chat_mode, llm=echo_llm, similarity_top_k=2)
+    first = engine.chat("What is the capital of France?")
+    second = engine.chat("And which monument stands in Berlin?")
+
+    assert len(sink.items) == 2
+    for (draft, origin), message, response in zip(
+        sink.items,
+        ["What is the capital of France?", "And which monument stands in Berlin?"],
+        [first, second],
+        strict=True,
+    ):
+        assert origin is not None
+        assert draft.user_input == message
+        assert draft.response == response.response
+        assert [c.id for c in draft.contexts] == context_ids(response)
+        assert [c.text for c in draft.contexts] == [n.node.get_content() for n in response.source_nodes]
+        assert draft.metadata["llamaindex.kind"] == "chat"
+        assert origin.chain_name == type(engine).__name__
+        assert origin.run_id is not None and origin.run_id.startswith(f"{type(engine).__name__}.chat-")
+    assert instrumentor.stats()["open"] == 0
+
+
+async def test_achat_is_sampled(
+    index: VectorStoreIndex, echo_llm: MockLLM, sink: RecordingSink, instrumentor: RagMetricsInstrumentor
+) -> None:
+    engine = index.as_chat_engine(chat_mode=ChatMode.CONTEXT, llm=echo_llm, similarity_top_k=1)
+    response = await engine.achat("Where is the Prado museum?")
+    draft, origin = sink.only()
+    assert draft.user_input == "Where is the Prado museum?"
+    assert draft.response == response.response
+    assert [c.id for c in draft.contexts] == context_ids(response)
+    assert origin.run_id is not None and ".achat-" in origin.run_id
+
+
+def test_stream_chat_passes_every_token_and_samples_the_full_answer(
+    index: VectorStoreIndex, sink: RecordingSink, instrumentor: RagMetricsInstrumentor
+) -> None:
+    engine = index.as_chat_engine(chat_mode=ChatMode.CONTEXT, llm=MockLLM(max_tokens=12), similarity_top_k=2)
+    response = engine.stream_chat("What is the capital of France?")
+    assert isinstance(response, StreamingAgentChatResponse)
+    tokens = list(response.response_gen)
+
+    assert tokens == ["text "] * 11 + ["text"]
+    assert sink.submitted.wait(WAIT_S)
+    draft, origin = sink.only()
+    assert draft.user_input == "What is the capital of France?"
+    assert draft.response == "".join(tokens).strip() == response.response
+    assert [c.id for c in draft.contexts] == context_ids(response)
+    assert origin.run_id is not None and ".stream_chat-" in origin.run_id
+    assert instrumentor.stats()["open"] == 0
+
+
+def test_stream_chat_answer_is_sampled_once_written_even_if_the_reader_stops(
+    index: VectorStoreIndex, sink: RecordingSink, instrumentor: RagMetricsInstrumentor
+) -> None:
+    # LlamaIndex's writer thread reads the whole LLM stream into chat memory whatever the user reads,
+    # so the answer exists in full and is what the next turn builds on: it is sampled.
+    engine = index.as_chat_engine(chat_mode=ChatMode.CONTEXT, llm=MockLLM(max_tokens=6))
+    response = engine.stream_chat("capital of Italy")
+    stream = response.response_gen
+    next(stream)
+    stream.close()
+    assert sink.submitted.wait(WAIT_S)
+    draft, _ = sink.only()
+    assert draft.response == "text text text text text text"
+    assert instrumentor.stats()["open"] == 0
+
+
+async def test_astream_chat_passes_every_token_and_samples_the_full_answer(
+    index: VectorStoreIndex, sink: RecordingSink, instrumentor: RagMetricsInstrumentor
+) -> None:
+    engine = index.as_chat_engine(chat_mode=ChatMode.CONDENSE_PLUS_CONTEXT, llm=MockLLM(max_tokens=5))
+    response = await engine.astream_chat("Which monument stands in Berlin?")
+    tokens = [token async for token in response.async_response_gen()]
+
+    assert "".join(tokens) == "text text text text text"
+    if response.awrite_response_to_history_task is not None:
+        await response.awrite_response_to_history_task
+    draft, origin = sink.only()
+    assert draft.user_input == "Which monument stands in Berlin?"
+    assert draft.response == "text text text text text"
+    assert [c.id for c in draft.contexts] == context_ids(response)
+    assert origin.run_id is not None and ".astream_chat-" in origin.run_id
