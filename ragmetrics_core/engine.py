@@ -1,0 +1,294 @@
+"""The evaluator: plan the evidence the requested metrics need, ask the judge once per stage, read metrics.
+
+One sample costs at most one ``extract``, one ``check`` and one ``similarity`` call on the judge, whatever
+the number of metrics: every metric is read off the same :class:`Evidence`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sys
+import threading
+import time
+from collections.abc import Awaitable, Callable, Iterable, Sequence
+from typing import Any, TypeVar
+
+from tqdm import tqdm
+
+from ragmetrics_core.evidence import (
+    CHECK_INPUTS,
+    CHECK_PARTS,
+    EXTRACTION_PARTS,
+    SIMILARITY_PARTS,
+    Evidence,
+    EvidencePart,
+)
+from ragmetrics_core.explain import explain
+from ragmetrics_core.judges.base import CheckRequest, ExtractionRequest, Judge, JudgeError, Usage
+from ragmetrics_core.metrics import METRICS, MetricOptions, MetricSpec
+from ragmetrics_core.results import Direction, EvaluationResult, MetricScore
+from ragmetrics_core.sample import RagSample
+
+logger = logging.getLogger(__name__)
+T = TypeVar("T")
+
+
+class Evaluator:
+    """Scores samples with the requested metrics (all fifteen by default) using one judge.
+
+    >>> Evaluator().evaluate(RagSample(user_input="q", response="a", retrieved_contexts=["a"])).values()
+    ... # doctest: +SKIP
+    """
+
+    def __init__(
+        self,
+        judge: Judge | None = None,
+        metrics: Sequence[str] | None = None,
+        options: MetricOptions | None = None,
+    ) -> None:
+        if judge is None:
+            from ragmetrics_core.judges.embedded import EmbeddedJudge
+
+            judge = EmbeddedJudge()
+        if not isinstance(judge, Judge):
+            raise TypeError(f"judge must implement the Judge protocol (extract, check, similarity), got {judge!r}")
+        requested = list(METRICS) if metrics is None else list(dict.fromkeys(metrics))
+        unknown = [metric for metric in requested if metric not in METRICS]
+        if unknown:
+            raise ValueError(f"unknown metric(s) {unknown}; known metrics: {sorted(METRICS)}")
+        if not requested:
+            raise ValueError("metrics must name at least one metric")
+        self.judge = judge
+        self.metrics: tuple[str, ...] = tuple(requested)
+        self.options = options or MetricOptions()
+
+    # ------------------------------------------------------------------ single sample
+
+    def evaluate(self, sample: RagSample, evidence: Evidence | None = None) -> EvaluationResult:
+        """Synchronous :meth:`aevaluate`; safe to call from inside a running event loop."""
+        return run_sync(self.aevaluate(sample, evidence))
+
+    async def aevaluate(self, sample: RagSample, evidence: Evidence | None = None) -> EvaluationResult:
+        """Score one sample. ``evidence`` supplies precomputed claims/verdicts; only the rest is judged.
+
+        Never raises for a judge failure: the affected metrics are undetermined with the judge's message.
+        """
+        if not isinstance(sample, RagSample):
+            raise TypeError(f"sample must be a RagSample, got {type(sample).__name__}")
+        specs = [METRICS[metric] for metric in self.metrics]
+        runnable = [spec for spec in specs if not spec.requires(sample, self.options)]
+        required, optional = self._plan(runnable, sample)
+        # Work on a copy: judge errors are recorded on it, never on the caller's object.
+        evidence = Evidence() if evidence is None else evidence.model_copy(update={"errors": dict(evidence.errors)})
+        problems = evidence.shape_problems(len(sample.retrieved_contexts))
+        if problems:
+            raise ValueError("precomputed evidence does not fit the sample: " + "; ".join(problems))
+        evidence, usage = await self._gather(sample, evidence, required, optional)
+        return self.score(sample, evidence, usage)
+
+    def score(self, sample: RagSample, evidence: Evidence, usage: Usage | None = None) -> EvaluationResult:
+        """Read the requested metrics off ``evidence`` without calling the judge."""
+        scores = {metric: self._metric_score(METRICS[metric], evidence, sample) for metric in self.metrics}
+        return EvaluationResult(
+            sample_id=sample.id,
+            judge=self.judge.name,
+            scores=scores,
+            explanations=explain(evidence, sample),
+            evidence=evidence,
+            usage=usage or Usage(),
+        )
+
+    def _metric_score(self, spec: MetricSpec, evidence: Evidence, sample: RagSample) -> MetricScore:
+        value = spec.compute(evidence, sample, self.options)
+        threshold = self.options.thresholds.get(spec.id, spec.default_threshold)
+        label = None
+        if value.score is not None:
+            passed = value.score >= threshold if spec.direction is Direction.HIGHER_IS_BETTER else (
+                value.score <= threshold
+            )
+            label = "pass" if passed else "fail"
+        return MetricScore(
+            metric=spec.id, score=value.score, direction=spec.direction, reason=value.reason,
+            label=label, threshold=threshold,
+        )
+
+    def _plan(
+        self, specs: Iterable[MetricSpec], sample: RagSample
+    ) -> tuple[frozenset[EvidencePart], frozenset[EvidencePart]]:
+        """The evidence parts the metrics need, and the optional ones they use when the judge is asked anyway."""
+        required: set[EvidencePart] = set()
+        optional: set[EvidencePart] = set()
+        for spec in specs:
+            required |= spec.needs(sample, self.options)
+            if self.options.use_joint_context:
+                optional |= spec.optional
+        for part in list(required):
+            required |= CHECK_INPUTS.get(part, frozenset())
+        return frozenset(required), frozenset(optional - required)
+
+    async def _gather(
+        self,
+        sample: RagSample,
+        evidence: Evidence,
+        required: frozenset[EvidencePart],
+        optional: frozenset[EvidencePart],
+    ) -> tuple[Evidence, Usage]:
+        usage = Usage()
+        todo = evidence.missing(required)
+        if todo & CHECK_PARTS:
+            # The judge is asked to check anyway, so the optional parts cost no extra call.
+            todo |= evidence.missing(optional)
+        extract_parts = todo & EXTRACTION_PARTS
+        if extract_parts:
+            request = ExtractionRequest(
+                user_input=sample.user_input, response=sample.response, reference=sample.reference,
+                want=extract_parts, n_questions=self.options.n_questions,
+            )
+            extraction = await self._call("extraction", extract_parts, evidence, self.judge.extract(request))
+            if extraction is not None:
+                usage += extraction.usage
+                evidence = evidence.merged(Evidence(**extraction.model_dump(exclude={"usage"})))
+
+        check_parts = frozenset(
+            part for part in todo & CHECK_PARTS if not evidence.missing(CHECK_INPUTS[part])
+        )
+        if check_parts:
+            request_check = CheckRequest(
+                response=sample.response, reference=sample.reference, contexts=sample.context_texts,
+                response_claims=evidence.response_claims or [], reference_claims=evidence.reference_claims or [],
+                reference_entities=evidence.reference_entities or [], want=check_parts,
+            )
+            checked = await self._call("checking", check_parts, evidence, self.judge.check(request_check))
+            if checked is not None:
+                usage += checked.usage
+                evidence = evidence.merged(Evidence(**checked.model_dump(exclude={"usage"})))
+
+        if todo & SIMILARITY_PARTS and evidence.generated_questions is not None:
+            questions = [question.text for question in evidence.generated_questions]
+            if questions:
+                similar = await self._call(
+                    "similarity", SIMILARITY_PARTS, evidence, self.judge.similarity(sample.user_input, questions)
+                )
+                if similar is not None:
+                    usage += similar.usage
+                    evidence = evidence.merged(Evidence(question_similarities=similar.similarities))
+            else:
+                evidence = evidence.merged(Evidence(question_similarities=[]))
+
+        problems = evidence.shape_problems(len(sample.retrieved_contexts))
+        if problems:
+            # A judge that answered with misaligned shapes must not be read silently: drop what is wrong.
+            evidence = _drop_misshapen(evidence, problems)
+        return evidence, usage
+
+    async def _call(
+        self, stage: str, parts: frozenset[EvidencePart], evidence: Evidence, call: Awaitable[T]
+    ) -> T | None:
+        try:
+            return await call
+        except JudgeError as exc:
+            message = f"{self.judge.name} {stage} failed: {exc}"
+        except Exception as exc:  # a judge bug must cost a sample, not the caller's run
+            logger.warning("judge %s raised during %s", self.judge.name, stage, exc_info=True)
+            message = f"{self.judge.name} {stage} raised {type(exc).__name__}: {exc}"
+        evidence.errors.update({part.value: message for part in parts})
+        return None
+
+    # ------------------------------------------------------------------ many samples
+
+    def evaluate_many(
+        self,
+        samples: Iterable[RagSample],
+        concurrency: int = 4,
+        progress: bool | None = None,
+        on_result: Callable[[int, EvaluationResult], None] | None = None,
+    ) -> list[EvaluationResult]:
+        """Score many samples, ``concurrency`` at a time, in input order (progress bar on a terminal)."""
+        return run_sync(self.aevaluate_many(samples, concurrency, progress, on_result))
+
+    async def aevaluate_many(
+        self,
+        samples: Iterable[RagSample],
+        concurrency: int = 4,
+        progress: bool | None = None,
+        on_result: Callable[[int, EvaluationResult], None] | None = None,
+    ) -> list[EvaluationResult]:
+        if concurrency < 1:
+            raise ValueError("concurrency must be at least 1")
+        items = list(samples)
+        show = sys.stderr.isatty() if progress is None else progress
+        bar = _progress_bar(len(items)) if show else None
+        semaphore = asyncio.Semaphore(concurrency)
+        results: list[EvaluationResult | None] = [None] * len(items)
+
+        async def one(index: int, sample: RagSample) -> None:
+            async with semaphore:
+                started = time.perf_counter()
+                try:
+                    result = await self.aevaluate(sample)
+                except (TypeError, ValueError) as exc:
+                    result = self._failed(sample, exc)
+                result.metadata.setdefault("elapsed_s", time.perf_counter() - started)
+                results[index] = result
+                if on_result is not None:
+                    on_result(index, result)
+                if bar is not None:
+                    bar.update(1)
+
+        try:
+            await asyncio.gather(*(one(index, sample) for index, sample in enumerate(items)))
+        finally:
+            if bar is not None:
+                bar.close()
+        return [result for result in results if result is not None]
+
+    def _failed(self, sample: object, exc: Exception) -> EvaluationResult:
+        sample_id = sample.id if isinstance(sample, RagSample) else None
+        scores = {
+            metric: MetricScore(
+                metric=metric, score=None, direction=METRICS[metric].direction, reason=f"invalid sample: {exc}"
+            )
+            for metric in self.metrics
+        }
+        return EvaluationResult(sample_id=sample_id, judge=self.judge.name, scores=scores, error=str(exc))
+
+
+def _drop_misshapen(evidence: Evidence, problems: list[str]) -> Evidence:
+    update: dict[str, object] = {}
+    errors = dict(evidence.errors)
+    for problem in problems:
+        name = problem.split(" ", 1)[0].split("[", 1)[0]
+        update[name] = None
+        errors[name] = f"judge returned a misaligned answer: {problem}"
+    return evidence.model_copy(update={**update, "errors": errors})
+
+
+def _progress_bar(total: int) -> tqdm[Any]:
+    return tqdm(total=total, unit="sample", dynamic_ncols=True)
+
+
+def run_sync(coroutine: Awaitable[T]) -> T:
+    """Run a coroutine to completion from sync code, even when the caller is inside an event loop."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(_as_coroutine(coroutine))
+    box: dict[str, object] = {}
+
+    def target() -> None:
+        try:
+            box["value"] = asyncio.run(_as_coroutine(coroutine))
+        except BaseException as exc:
+            box["error"] = exc
+
+    thread = threading.Thread(target=target, name="ragmetrics-sync", daemon=True)
+    thread.start()
+    thread.join()
+    if "error" in box:
+        raise box["error"]  # type: ignore[misc]
+    return box["value"]  # type: ignore[return-value]
+
+
+async def _as_coroutine(awaitable: Awaitable[T]) -> T:
+    return await awaitable

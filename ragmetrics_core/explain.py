@@ -1,0 +1,60 @@
+"""Per-claim explanations: which claim, which chunk, which verdict, and the category it landed in."""
+
+from __future__ import annotations
+
+from ragmetrics_core.evidence import Check, Evidence, Verdict
+from ragmetrics_core.metrics.claims import categorize, relevant_chunks
+from ragmetrics_core.results import ClaimExplanation
+from ragmetrics_core.sample import RagSample
+
+
+def explain(evidence: Evidence, sample: RagSample) -> list[ClaimExplanation]:
+    """One explanation per response claim and per reference claim, from whatever evidence exists."""
+    n_chunks = len(sample.retrieved_contexts)
+    relevant = (
+        relevant_chunks(evidence.reference_vs_chunks, n_chunks) if evidence.reference_vs_chunks is not None else None
+    )
+    explanations: list[ClaimExplanation] = []
+    for i, claim in enumerate(evidence.response_claims or []):
+        row = _row(evidence.response_vs_chunks, i)
+        joint = _at(evidence.response_vs_contexts, i)
+        against = _at(evidence.response_vs_reference, i)
+        category = None
+        if against is not None and row is not None and relevant is not None:
+            category = categorize(against.entailed, row, joint, relevant).value
+        explanations.append(_explanation("response", i, claim.text, against, row, joint, category))
+    for g, claim in enumerate(evidence.reference_claims or []):
+        row = _row(evidence.reference_vs_chunks, g)
+        joint = _at(evidence.reference_vs_contexts, g)
+        against = _at(evidence.reference_vs_response, g)
+        explanations.append(_explanation("reference", g, claim.text, against, row, joint, None))
+    return explanations
+
+
+def _explanation(
+    source: str, index: int, text: str, against: Check | None, row: list[Check] | None, joint: Check | None,
+    category: str | None,
+) -> ClaimExplanation:
+    rationales = [check.rationale for check in (against, joint) if check is not None and check.rationale]
+    for j, check in enumerate(row or []):
+        if check.verdict is not Verdict.NEUTRAL and check.rationale:
+            rationales.append(f"chunk {j}: {check.rationale}")
+    return ClaimExplanation(
+        source=source,
+        index=index,
+        text=text,
+        against_reference=None if against is None else against.verdict,
+        supporting_chunks=[j for j, check in enumerate(row or []) if check.verdict is Verdict.ENTAILED],
+        contradicting_chunks=[j for j, check in enumerate(row or []) if check.verdict is Verdict.CONTRADICTED],
+        supported_by_contexts_jointly=None if joint is None else joint.entailed,
+        category=category,
+        rationale=" | ".join(rationales) or None,
+    )
+
+
+def _at(values: list[Check] | None, index: int) -> Check | None:
+    return values[index] if values is not None and index < len(values) else None
+
+
+def _row(matrix: list[list[Check]] | None, index: int) -> list[Check] | None:
+    return matrix[index] if matrix is not None and index < len(matrix) else None

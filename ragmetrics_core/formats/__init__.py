@@ -1,0 +1,1 @@
+"""Readers and writers of evaluation data formats."""

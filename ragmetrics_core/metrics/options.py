@@ -1,0 +1,31 @@
+"""Per-metric options (the Java suite's configuration knobs, plus pass/fail thresholds)."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class ContextPrecisionStrategy(StrEnum):
+    """What a chunk must be useful for: the reference, the response, or the reference when there is one."""
+
+    AUTO = "auto"
+    REFERENCE = "reference"
+    RESPONSE = "response"
+
+
+class MetricOptions(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    context_precision_strategy: ContextPrecisionStrategy = ContextPrecisionStrategy.AUTO
+    n_questions: int = Field(default=3, ge=1, le=20, description="Questions generated for response_relevancy.")
+    use_joint_context: bool = Field(
+        default=True,
+        description="Also ask whether all chunks taken together entail a claim (a claim spread over two chunks).",
+    )
+    thresholds: dict[str, float] = Field(
+        default_factory=dict,
+        description="metric id → threshold overriding the metric's default; a score passes when it is at least "
+        "the threshold (higher-is-better) or at most it (lower-is-better).",
+    )
