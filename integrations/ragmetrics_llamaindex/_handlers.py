@@ -89,11 +89,19 @@ class SpanTap(BaseSpanHandler[Any]):
 
     _registry: TraceRegistry = PrivateAttr()
     _capture: CaptureScope = PrivateAttr()
+    _chat_types: dict[type, bool] = PrivateAttr(default_factory=dict)
 
     def __init__(self, registry: TraceRegistry, capture: CaptureScope) -> None:
         super().__init__()
         self._registry = registry
         self._capture = capture
+
+    def _is_chat_engine(self, cls: type) -> bool:
+        # ``BaseChatEngine`` is an ABC, whose isinstance check costs more than a dict lookup on every span.
+        known = self._chat_types.get(cls)
+        if known is None:
+            known = self._chat_types[cls] = issubclass(cls, BaseChatEngine)
+        return known
 
     @classmethod
     def class_name(cls) -> str:
@@ -135,7 +143,7 @@ class SpanTap(BaseSpanHandler[Any]):
             if isinstance(instance, StreamingAgentChatResponse) and method_of(id_) in _WRITER_METHODS:
                 trace.writer_span = id_
             return
-        if isinstance(instance, BaseChatEngine) and method_of(id_) in CHAT_METHODS:
+        if instance is not None and self._is_chat_engine(type(instance)) and method_of(id_) in CHAT_METHODS:
             chat = registry.open(TraceKind.CHAT, id_, type(instance).__name__, tags)
             if chat is not None:
                 message = bound_args.arguments.get("message")
@@ -287,9 +295,7 @@ def _on_query_end(registry: TraceRegistry, event: Any) -> None:
     if trace is None or event.span_id != trace.root_id:
         return
     options = registry.options
-    trace.contexts = contexts_of(
-        source_nodes_of(event.response), options.max_text_chars, options.max_contexts
-    )
+    trace.contexts = contexts_of(source_nodes_of(event.response), options.max_text_chars, options.max_contexts)
     trace.response = response_text(event.response, options.max_text_chars)
     trace.response_object = event.response
 

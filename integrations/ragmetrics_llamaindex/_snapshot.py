@@ -90,9 +90,7 @@ def contexts_of(nodes: Iterable[object] | None, max_chars: int, max_contexts: in
     return drafts
 
 
-def merge_contexts(
-    existing: list[ContextDraft], extra: list[ContextDraft], max_contexts: int
-) -> list[ContextDraft]:
+def merge_contexts(existing: list[ContextDraft], extra: list[ContextDraft], max_contexts: int) -> list[ContextDraft]:
     """``existing`` followed by the drafts of ``extra`` not already in it (by node id, else by text)."""
     seen = {c.id or c.text for c in existing}
     merged = list(existing)

@@ -83,9 +83,7 @@ def _finish(pending: PendingStream, buffer: _TextBuffer, completed: bool, failed
         pending.internal_error()
 
 
-def tap(
-    source: Iterator[Any], pending: PendingStream, text_of: TextOf, limit: int
-) -> Generator[Any, None, None]:
+def tap(source: Iterator[Any], pending: PendingStream, text_of: TextOf, limit: int) -> Generator[Any, None, None]:
     """A generator yielding ``source``'s items unchanged; settles ``pending`` when iteration ends."""
     gen = _tap(source, pending, text_of, limit)
     # A generator that is never started never runs its ``finally``: free the trace when it is collected.
@@ -93,9 +91,7 @@ def tap(
     return gen
 
 
-def _tap(
-    source: Iterator[Any], pending: PendingStream, text_of: TextOf, limit: int
-) -> Generator[Any, None, None]:
+def _tap(source: Iterator[Any], pending: PendingStream, text_of: TextOf, limit: int) -> Generator[Any, None, None]:
     buffer = _TextBuffer(limit)
     completed = failed = False
     try:

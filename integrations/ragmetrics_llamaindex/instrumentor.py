@@ -52,9 +52,7 @@ class CaptureHandle:
         """Nodes the answer was built from that no instrumented retriever returned."""
         if self._trace is not None:
             extra = contexts_of(nodes, self._options.max_text_chars, self._options.max_contexts)
-            self._trace.raw_retrieval = merge_contexts(
-                self._trace.raw_retrieval, extra, self._options.max_contexts
-            )
+            self._trace.raw_retrieval = merge_contexts(self._trace.raw_retrieval, extra, self._options.max_contexts)
 
 
 class RagMetricsInstrumentor:
@@ -151,9 +149,7 @@ class RagMetricsInstrumentor:
         return counts
 
     @contextmanager
-    def capture(
-        self, question: str | None = None, *, chain_name: str | None = None
-    ) -> Iterator[CaptureHandle]:
+    def capture(self, question: str | None = None, *, chain_name: str | None = None) -> Iterator[CaptureHandle]:
         """Group everything LlamaIndex does inside the block into one sample.
 
         For retriever-only code: the contexts are the nodes of the block's retrievals, the answer is what

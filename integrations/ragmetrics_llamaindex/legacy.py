@@ -93,9 +93,7 @@ class RagMetricsCallbackHandler(BaseCallbackHandler):
         if event_type is CBEventType.QUERY:
             opened = registry.open(TraceKind.QUERY, event_id, "query")
             if opened is not None:
-                opened.user_input = query_text(
-                    payload.get(EventPayload.QUERY_STR), registry.options.max_text_chars
-                )
+                opened.user_input = query_text(payload.get(EventPayload.QUERY_STR), registry.options.max_text_chars)
 
     def on_event_end(
         self,

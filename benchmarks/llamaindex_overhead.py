@@ -1,0 +1,256 @@
+"""Added latency per LlamaIndex query: no instrumentation vs ragmetrics vs OpenInference, in one run.
+
+One process, one offline index (hash embedding, MockLLM), interleaved rounds so that drift of the machine
+hits every variant alike. Each variant is instrumented at the start of its turn and uninstrumented at the
+end. Reported: median and p99 of the per-query wall time, and the difference to the uninstrumented run.
+
+    python benchmarks/llamaindex_overhead.py [--rounds 15] [--queries 40]
+
+Needs the ``bench`` extra (openinference-instrumentation-llama-index) for the OpenInference column.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gc
+import platform
+import random
+import statistics
+import time
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager, nullcontext
+from dataclasses import dataclass, field
+from importlib import metadata
+from typing import Any
+
+from llama_index.core import Document, VectorStoreIndex
+from llama_index.core.base.response.schema import StreamingResponse
+from llama_index.core.instrumentation import get_dispatcher  # type: ignore[attr-defined]
+from llama_index.core.instrumentation.event_handlers import BaseEventHandler
+from llama_index.core.instrumentation.span_handlers import BaseSpanHandler
+from llama_index.core.llms import MockLLM
+from llama_index.core.postprocessor import SimilarityPostprocessor
+from llama_index.core.query_engine import BaseQueryEngine
+from ragmetrics_llamaindex import HashEmbedding, RagMetricsInstrumentor
+
+from ragmetrics_core.online.types import Origin
+
+CITIES = [
+    ("Paris", "France", "the Eiffel Tower"),
+    ("Berlin", "Germany", "the Brandenburg Gate"),
+    ("Rome", "Italy", "the Colosseum"),
+    ("Madrid", "Spain", "the Prado museum"),
+    ("Lisbon", "Portugal", "the Belem Tower"),
+    ("Vienna", "Austria", "Schoenbrunn Palace"),
+    ("Prague", "Czechia", "the Charles Bridge"),
+    ("Athens", "Greece", "the Acropolis"),
+    ("Dublin", "Ireland", "Trinity College"),
+    ("Oslo", "Norway", "the Opera House"),
+    ("Warsaw", "Poland", "the Royal Castle"),
+    ("Budapest", "Hungary", "the Parliament building"),
+]
+
+
+class CountingSink:
+    """Takes samples and counts them (the hot-path cost of a real queueing sink, without its worker)."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def submit(self, sample: Any, origin: Origin | None = None) -> object:
+        self.count += 1
+        return None
+
+
+@dataclass
+class Timings:
+    sync: list[float] = field(default_factory=list)
+    aio: list[float] = field(default_factory=list)
+    stream: list[float] = field(default_factory=list)
+
+
+def build_engines() -> tuple[BaseQueryEngine, BaseQueryEngine]:
+    documents = [
+        Document(
+            text=f"{city} is the capital of {country}. {sight.capitalize()} is in {city}. "
+            f"{city} has museums, parks and a busy old town.",
+            metadata={"city": city},
+        )
+        for city, country, sight in CITIES
+    ]
+    index = VectorStoreIndex.from_documents(documents, embed_model=HashEmbedding())
+    post = [SimilarityPostprocessor(similarity_cutoff=0.05)]
+    plain = index.as_query_engine(llm=MockLLM(max_tokens=24), similarity_top_k=4, node_postprocessors=post)
+    streaming = index.as_query_engine(
+        llm=MockLLM(max_tokens=24), similarity_top_k=4, node_postprocessors=post, streaming=True
+    )
+    return plain, streaming
+
+
+def questions(n: int) -> list[str]:
+    return [f"What is the capital of {CITIES[i % len(CITIES)][1]}?" for i in range(n)]
+
+
+def run_round(plain: BaseQueryEngine, streaming: BaseQueryEngine, qs: list[str], into: Timings) -> None:
+    for q in qs:
+        start = time.perf_counter()
+        plain.query(q)
+        into.sync.append(time.perf_counter() - start)
+
+    async def one(q: str) -> float:
+        start = time.perf_counter()
+        await plain.aquery(q)
+        return time.perf_counter() - start
+
+    async def all_async() -> list[float]:
+        return [await one(q) for q in qs]
+
+    into.aio.extend(asyncio.run(all_async()))
+
+    for q in qs:
+        start = time.perf_counter()
+        response = streaming.query(q)
+        assert isinstance(response, StreamingResponse)
+        for _ in response.response_gen:
+            pass
+        into.stream.append(time.perf_counter() - start)
+
+
+class _NoOpSpans(BaseSpanHandler[Any]):
+    def new_span(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+    def prepare_to_exit_span(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+    def prepare_to_drop_span(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+
+class _NoOpEvents(BaseEventHandler):
+    def handle(self, event: Any, **kwargs: Any) -> None:
+        return None
+
+
+@contextmanager
+def floor_variant() -> Iterator[None]:
+    """A span handler and an event handler that do nothing: the least any dispatcher-based tool costs."""
+    dispatcher = get_dispatcher()
+    spans, events = _NoOpSpans(), _NoOpEvents()
+    dispatcher.add_span_handler(spans)
+    dispatcher.add_event_handler(events)
+    try:
+        yield
+    finally:
+        dispatcher.span_handlers = [h for h in dispatcher.span_handlers if h is not spans]
+        dispatcher.event_handlers = [h for h in dispatcher.event_handlers if h is not events]
+
+
+@contextmanager
+def ragmetrics_variant(sink: CountingSink) -> Iterator[None]:
+    instr = RagMetricsInstrumentor(sink).instrument()
+    try:
+        yield
+    finally:
+        instr.uninstrument()
+
+
+def openinference_variant() -> Callable[[], AbstractContextManager[None]] | None:
+    try:
+        from openinference.instrumentation.llama_index import LlamaIndexInstrumentor
+        from opentelemetry.sdk.trace import TracerProvider
+        from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+        from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+    except ImportError:
+        return None
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+
+    @contextmanager
+    def variant() -> Iterator[None]:
+        instrumentor = LlamaIndexInstrumentor()
+        instrumentor.instrument(tracer_provider=provider)
+        try:
+            yield
+        finally:
+            instrumentor.uninstrument()
+            exporter.clear()
+
+    return variant
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rounds", type=int, default=15)
+    parser.add_argument("--queries", type=int, default=40, help="queries per mode per round")
+    parser.add_argument("--seed", type=int, default=7)
+    args = parser.parse_args()
+
+    plain, streaming = build_engines()
+    qs = questions(args.queries)
+    sink = CountingSink()
+    variants: dict[str, Callable[[], AbstractContextManager[None]]] = {
+        "none": nullcontext,
+        "no-op handlers": floor_variant,
+        "ragmetrics": lambda: ragmetrics_variant(sink),
+    }
+    oi = openinference_variant()
+    if oi is not None:
+        variants["openinference"] = oi
+    timings = {name: Timings() for name in variants}
+
+    for variant in variants.values():  # warm-up: imports, caches, first-call costs
+        with variant():
+            run_round(plain, streaming, qs[:5], Timings())
+    sink.count = 0
+    rng = random.Random(args.seed)
+    for _ in range(args.rounds):
+        order = list(variants)
+        rng.shuffle(order)
+        for name in order:
+            gc.collect()
+            with variants[name]():
+                run_round(plain, streaming, qs, timings[name])
+
+    versions = ", ".join(
+        f"{pkg} {metadata.version(pkg)}"
+        for pkg in ("llama-index-core", "openinference-instrumentation-llama-index")
+        if _installed(pkg)
+    )
+    print(f"# LlamaIndex query overhead — Python {platform.python_version()}, {versions}")
+    print(f"# {args.rounds} interleaved rounds × {args.queries} queries per mode; µs per query")
+    if oi is None:
+        print("# openinference-instrumentation-llama-index not installed: its column is omitted")
+    header = f"{'mode':<22}{'variant':<16}{'median':>10}{'p99':>10}{'+median':>10}{'+p99':>10}"
+    print(header)
+    print("-" * len(header))
+    for mode in ("sync", "aio", "stream"):
+        base = getattr(timings["none"], mode)
+        base_med, base_p99 = statistics.median(base), pct(base, 0.99)
+        for name in variants:
+            values = getattr(timings[name], mode)
+            med, p99 = statistics.median(values), pct(values, 0.99)
+            label = {"sync": "query()", "aio": "aquery()", "stream": "query(streaming) read"}[mode]
+            added = "" if name == "none" else f"{(med - base_med) * 1e6:>+10.0f}{(p99 - base_p99) * 1e6:>+10.0f}"
+            print(f"{label:<22}{name:<16}{med * 1e6:>10.0f}{p99 * 1e6:>10.0f}{added}")
+    expected = args.rounds * args.queries * 3
+    print(f"# ragmetrics samples submitted: {sink.count} (expected {expected})")
+
+
+def _installed(pkg: str) -> bool:
+    try:
+        metadata.version(pkg)
+    except metadata.PackageNotFoundError:
+        return False
+    return True
+
+
+if __name__ == "__main__":
+    main()
