@@ -70,6 +70,7 @@ class TraceRegistry:
         # Re-entrant: garbage collection of an abandoned stream may settle a trace on a thread holding it.
         self._lock = threading.RLock()
         self._live: set[Trace] = set()
+        self._sink_warned = False
 
     @property
     def open_count(self) -> int:
@@ -161,8 +162,11 @@ class TraceRegistry:
         try:
             self.sink.submit(draft, origin)
         except Exception:  # the sink contract says it never raises; the user's run must not fail if it does
-            _log.warning("ragmetrics sample sink raised; sample dropped", exc_info=True)
             self.stats.add(Outcome.SINK_ERROR)
+            # Warn once: logging may do I/O, and this runs on the user's thread for every query.
+            if not self._sink_warned:
+                self._sink_warned = True
+                _log.warning("ragmetrics sample sink raised; samples are dropped (counted)", exc_info=True)
             return
         self.stats.add(Outcome.SUBMITTED)
 

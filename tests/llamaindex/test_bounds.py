@@ -15,9 +15,7 @@ from ragmetrics_llamaindex import RagMetricsInstrumentor
 from tests.llamaindex.conftest import RecordingSink
 
 
-def test_queries_beyond_max_open_are_counted_and_still_answered(
-    index: VectorStoreIndex, sink: RecordingSink
-) -> None:
+def test_queries_beyond_max_open_are_counted_and_still_answered(index: VectorStoreIndex, sink: RecordingSink) -> None:
     instr = RagMetricsInstrumentor(sink, max_open_queries=1).instrument()
     try:
         engine = index.as_query_engine(llm=MockLLM(max_tokens=3), streaming=True)
@@ -38,9 +36,7 @@ def test_queries_beyond_max_open_are_counted_and_still_answered(
 def test_texts_and_context_counts_are_capped(index: VectorStoreIndex, sink: RecordingSink) -> None:
     instr = RagMetricsInstrumentor(sink, max_text_chars=12, max_contexts=2).instrument()
     try:
-        response = index.as_query_engine(llm=MockLLM(), similarity_top_k=4).query(
-            "What is the capital of France?"
-        )
+        response = index.as_query_engine(llm=MockLLM(), similarity_top_k=4).query("What is the capital of France?")
     finally:
         instr.uninstrument()
     assert isinstance(response, Response) and response.response is not None

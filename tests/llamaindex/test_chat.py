@@ -108,3 +108,26 @@ async def test_astream_chat_passes_every_token_and_samples_the_full_answer(
     assert draft.response == "text text text text text"
     assert [c.id for c in draft.contexts] == context_ids(response)
     assert origin.run_id is not None and ".astream_chat-" in origin.run_id
+
+
+def test_a_condensing_chat_engine_is_one_sample_with_its_nested_query_counted(
+    index: VectorStoreIndex, sink: RecordingSink, instrumentor: RagMetricsInstrumentor
+) -> None:
+    engine = index.as_chat_engine(chat_mode=ChatMode.CONDENSE_QUESTION, llm=MockLLM(max_tokens=4))
+    response = engine.chat("capital of Italy")
+    streamed = engine.stream_chat("and of Spain?")
+    tokens = list(streamed.response_gen)
+    assert sink.submitted.wait(WAIT_S)
+    if streamed.write_response_to_history_thread is not None:
+        streamed.write_response_to_history_thread.join(WAIT_S)
+
+    assert len(sink.items) == 2
+    (first, first_origin), (second, _) = sink.items
+    assert first.user_input == "capital of Italy"
+    assert first.response == response.response
+    assert [c.id for c in first.contexts] == context_ids(response)
+    assert first.metadata["llamaindex.nested_queries"] == 1
+    assert first_origin is not None and first_origin.chain_name == "CondenseQuestionChatEngine"
+    assert second.user_input == "and of Spain?"
+    assert second.response == "".join(tokens).strip()
+    assert instrumentor.stats()["open"] == 0

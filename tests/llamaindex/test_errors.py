@@ -124,3 +124,16 @@ def test_a_bug_of_ours_at_the_end_of_a_query_frees_its_state(
     assert (stats["internal_error"], stats["dropped_incomplete"]) == (1, 1)
     assert sink.items == []
     assert_state_freed(instrumentor)
+
+
+def test_a_failing_sink_is_logged_once_not_per_query(index: VectorStoreIndex, caplog: pytest.LogCaptureFixture) -> None:
+    instr = RagMetricsInstrumentor(RecordingSink(fail=True)).instrument()
+    try:
+        engine = index.as_query_engine(llm=MockLLM(max_tokens=1))
+        for _ in range(3):
+            engine.query("capital of Italy")
+    finally:
+        instr.uninstrument()
+    warnings = [r for r in caplog.records if r.name == "ragmetrics_llamaindex" and r.levelname == "WARNING"]
+    assert len(warnings) == 1
+    assert instr.stats()["sink_error"] == 3

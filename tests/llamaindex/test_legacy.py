@@ -83,9 +83,7 @@ def test_legacy_streaming_waits_for_the_stream(
     assert draft.response == "".join(tokens) == "text text text text"
 
 
-def test_legacy_error_propagates_and_frees_state(
-    sink: RecordingSink, handler: RagMetricsCallbackHandler
-) -> None:
+def test_legacy_error_propagates_and_frees_state(sink: RecordingSink, handler: RagMetricsCallbackHandler) -> None:
     engine = RetrieverQueryEngine.from_args(
         FailingRetriever(callback_manager=Settings.callback_manager),
         llm=MockLLM(),

@@ -29,9 +29,7 @@ QUESTIONS = [
 
 def expected_contexts(response: Response) -> list[ContextDraft]:
     return [
-        ContextDraft(
-            text=n.node.get_content(), id=n.node.node_id, score=n.score, metadata=dict(n.node.metadata)
-        )
+        ContextDraft(text=n.node.get_content(), id=n.node.node_id, score=n.score, metadata=dict(n.node.metadata))
         for n in response.source_nodes
     ]
 
@@ -138,9 +136,7 @@ def test_nothing_is_captured_before_instrument_or_after_uninstrument(
     engine.query("after")
     assert [d.user_input for d in sink.drafts] == ["during"]
     root = get_dispatcher()
-    assert not any(
-        type(h).__name__.startswith("RagMetrics") for h in root.span_handlers + root.event_handlers
-    )
+    assert not any(type(h).__name__.startswith("RagMetrics") for h in root.span_handlers + root.event_handlers)
 
 
 def test_a_named_child_dispatcher_sees_only_its_own_engines(
@@ -156,3 +152,20 @@ def test_a_named_child_dispatcher_sees_only_its_own_engines(
     draft, _ = sink.only()
     assert_matches(draft, QUESTIONS[2], response)
     assert not any(type(h).__name__.startswith("RagMetrics") for h in query_dispatcher.span_handlers)
+
+
+def test_instrument_tags_and_our_tags_reach_the_origin(
+    index: VectorStoreIndex, echo_llm: MockLLM, sink: RecordingSink
+) -> None:
+    from llama_index.core.instrumentation.dispatcher import instrument_tags
+
+    instr = RagMetricsInstrumentor(sink, tags=("prod", "eu"), chain_name="faq-bot").instrument()
+    try:
+        with instrument_tags({"tenant": "acme"}):
+            index.as_query_engine(llm=echo_llm).query(QUESTIONS[3])
+    finally:
+        instr.uninstrument()
+    _, origin = sink.only()
+    assert origin.tags == ("prod", "eu")
+    assert origin.chain_name == "faq-bot"
+    assert origin.metadata == {"instrument_tags": {"tenant": "acme"}}
