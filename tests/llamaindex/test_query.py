@@ -157,7 +157,7 @@ def test_a_named_child_dispatcher_sees_only_its_own_engines(
 def test_instrument_tags_and_our_tags_reach_the_origin(
     index: VectorStoreIndex, echo_llm: MockLLM, sink: RecordingSink
 ) -> None:
-    from llama_index.core.instrumentation.dispatcher import instrument_tags
+    from llama_index.core.instrumentation.dispatcher import instrument_tags  # type: ignore[attr-defined]
 
     instr = RagMetricsInstrumentor(sink, tags=("prod", "eu"), chain_name="faq-bot").instrument()
     try:
