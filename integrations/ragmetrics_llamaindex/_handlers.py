@@ -187,7 +187,6 @@ class SpanTap(BaseSpanHandler[Any]):
             weakref.finalize(response, registry.drop, trace, Outcome.DROPPED_ABANDONED)
             registry.await_writer(trace)
         elif wrap_stream(registry, trace, response):
-            trace.streaming = True
             for span_id in trace.span_ids:
                 registry.release_span(span_id)
             trace.span_ids.clear()

@@ -46,7 +46,6 @@ class Trace:
     response: str | None = None
     response_object: object = None
     response_fixed: bool = False
-    streaming: bool = False
     nested_queries: int = 0
     span_ids: list[str] = field(default_factory=list)
     retrieval_spans: set[str] = field(default_factory=set)
