@@ -96,3 +96,36 @@ def test_instrument_is_idempotent_and_refuses_a_second_dispatcher(sink: Recordin
 def test_bad_options_fail_at_construction(sink: RecordingSink, bad: dict[str, object]) -> None:
     with pytest.raises(ValidationError):
         RagMetricsInstrumentor(sink, **bad)  # type: ignore[arg-type]
+
+
+def test_mixed_traffic_from_threads_is_all_accounted_for(
+    index: VectorStoreIndex, sink: RecordingSink, instrumentor: RagMetricsInstrumentor
+) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    from llama_index.core.chat_engine.types import ChatMode
+
+    def session(worker: int) -> None:
+        engine = index.as_query_engine(llm=MockLLM(max_tokens=3), similarity_top_k=2)
+        streaming = index.as_query_engine(llm=MockLLM(max_tokens=3), streaming=True)
+        chat = index.as_chat_engine(chat_mode=ChatMode.CONTEXT, llm=MockLLM(max_tokens=3))
+        for i in range(5):
+            engine.query(f"q {worker}-{i}")
+            stream = streaming.query(f"s {worker}-{i}")
+            assert isinstance(stream, StreamingResponse)
+            assert "".join(stream.response_gen) == "text text text"
+            reply = chat.stream_chat(f"c {worker}-{i}")
+            assert "".join(reply.response_gen) == "text text text"
+            if reply.write_response_to_history_thread is not None:
+                reply.write_response_to_history_thread.join(10)
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        list(pool.map(session, range(4)))
+
+    asked = sorted(d.user_input for d in sink.drafts)
+    assert asked == sorted(f"{kind} {w}-{i}" for kind in "qsc" for w in range(4) for i in range(5))
+    assert all(d.response == "text text text" for d in sink.drafts)
+    registry = instrumentor._registry
+    assert registry is not None and registry.owners == {}
+    stats = instrumentor.stats()
+    assert (stats["submitted"], stats["open"], stats["internal_error"]) == (60, 0, 0)
