@@ -156,6 +156,25 @@ def ragmetrics_variant(sink: CountingSink) -> Iterator[None]:
         instr.uninstrument()
 
 
+def online_variant() -> Callable[[], AbstractContextManager[None]] | None:
+    """Ours into the real :class:`OnlineEvaluator` with a 0 % sampling rate: its hot path, no scoring."""
+    try:
+        from ragmetrics_core.online import OnlineEvaluator, Sampler
+    except ImportError:
+        return None
+    online = OnlineEvaluator(sampler=Sampler(rate=0.0))
+
+    @contextmanager
+    def variant() -> Iterator[None]:
+        instr = RagMetricsInstrumentor(online).instrument()
+        try:
+            yield
+        finally:
+            instr.uninstrument()
+
+    return variant
+
+
 def openinference_variant() -> Callable[[], AbstractContextManager[None]] | None:
     try:
         from openinference.instrumentation.llama_index import LlamaIndexInstrumentor
@@ -201,6 +220,9 @@ def main() -> None:
         "no-op handlers": floor_variant,
         "ragmetrics": lambda: ragmetrics_variant(sink),
     }
+    with_online = online_variant()
+    if with_online is not None:
+        variants["ragmetrics+online"] = with_online
     oi = openinference_variant()
     if oi is not None:
         variants["openinference"] = oi
@@ -228,7 +250,7 @@ def main() -> None:
     print(f"# {args.rounds} interleaved rounds × {args.queries} queries per mode; µs per query")
     if oi is None:
         print("# openinference-instrumentation-llama-index not installed: its column is omitted")
-    header = f"{'mode':<22}{'variant':<16}{'median':>10}{'p99':>10}{'+median':>10}{'+p99':>10}"
+    header = f"{'mode':<22}{'variant':<19}{'median':>10}{'p99':>10}{'+median':>10}{'+p99':>10}"
     print(header)
     print("-" * len(header))
     for mode in ("sync", "aio", "stream"):
@@ -239,7 +261,7 @@ def main() -> None:
             med, p99 = statistics.median(values), pct(values, 0.99)
             label = {"sync": "query()", "aio": "aquery()", "stream": "query(streaming) read"}[mode]
             added = "" if name == "none" else f"{(med - base_med) * 1e6:>+10.0f}{(p99 - base_p99) * 1e6:>+10.0f}"
-            print(f"{label:<22}{name:<16}{med * 1e6:>10.0f}{p99 * 1e6:>10.0f}{added}")
+            print(f"{label:<22}{name:<19}{med * 1e6:>10.0f}{p99 * 1e6:>10.0f}{added}")
     expected = args.rounds * args.queries * 3
     print(f"# ragmetrics samples submitted: {sink.count} (expected {expected})")
 
