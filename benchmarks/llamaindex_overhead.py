@@ -63,11 +63,38 @@ class CountingSink:
         return None
 
 
+MODES = {"sync": "query()", "aio": "aquery()", "stream": "query(streaming) read"}
+
+
 @dataclass
 class Timings:
-    sync: list[float] = field(default_factory=list)
-    aio: list[float] = field(default_factory=list)
-    stream: list[float] = field(default_factory=list)
+    """Per mode, per round: (wall seconds, this thread's CPU seconds) of each query."""
+
+    rounds: dict[str, list[list[tuple[float, float]]]] = field(default_factory=lambda: {mode: [] for mode in MODES})
+
+    def start_round(self) -> None:
+        for per_round in self.rounds.values():
+            per_round.append([])
+
+    def add(self, mode: str, wall: float, cpu: float) -> None:
+        self.rounds[mode][-1].append((wall, cpu))
+
+    def walls(self, mode: str) -> list[float]:
+        return [wall for per_round in self.rounds[mode] for wall, _ in per_round]
+
+    def round_medians(self, mode: str, column: int) -> list[float]:
+        return [statistics.median(m[column] for m in per_round) for per_round in self.rounds[mode]]
+
+
+class _Clock:
+    """Wall time and the calling thread's CPU time: the second is what we add, free of other processes."""
+
+    def __init__(self) -> None:
+        self.wall = time.perf_counter()
+        self.cpu = time.thread_time()
+
+    def read(self) -> tuple[float, float]:
+        return time.perf_counter() - self.wall, time.thread_time() - self.cpu
 
 
 def build_engines() -> tuple[BaseQueryEngine, BaseQueryEngine]:
@@ -93,28 +120,27 @@ def questions(n: int) -> list[str]:
 
 
 def run_round(plain: BaseQueryEngine, streaming: BaseQueryEngine, qs: list[str], into: Timings) -> None:
+    into.start_round()
     for q in qs:
-        start = time.perf_counter()
+        clock = _Clock()
         plain.query(q)
-        into.sync.append(time.perf_counter() - start)
+        into.add("sync", *clock.read())
 
-    async def one(q: str) -> float:
-        start = time.perf_counter()
-        await plain.aquery(q)
-        return time.perf_counter() - start
+    async def all_async() -> None:
+        for q in qs:
+            clock = _Clock()
+            await plain.aquery(q)
+            into.add("aio", *clock.read())
 
-    async def all_async() -> list[float]:
-        return [await one(q) for q in qs]
-
-    into.aio.extend(asyncio.run(all_async()))
+    asyncio.run(all_async())
 
     for q in qs:
-        start = time.perf_counter()
+        clock = _Clock()
         response = streaming.query(q)
         assert isinstance(response, StreamingResponse)
         for _ in response.response_gen:
             pass
-        into.stream.append(time.perf_counter() - start)
+        into.add("stream", *clock.read())
 
 
 class _NoOpSpans(BaseSpanHandler[Any]):
@@ -200,6 +226,11 @@ def openinference_variant() -> Callable[[], AbstractContextManager[None]] | None
     return variant
 
 
+def paired(variant: list[float], base: list[float]) -> float:
+    """Median of per-round differences: rounds ran back to back, so machine drift cancels out."""
+    return statistics.median(v - b for v, b in zip(variant, base, strict=True))
+
+
 def pct(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
@@ -248,20 +279,26 @@ def main() -> None:
     )
     print(f"# LlamaIndex query overhead — Python {platform.python_version()}, {versions}")
     print(f"# {args.rounds} interleaved rounds × {args.queries} queries per mode; µs per query")
+    print("# +median: median over rounds of (variant's round median − uninstrumented round median);")
+    print("# cpu: the same on the calling thread's CPU time, which other processes on the machine cannot inflate")
     if oi is None:
         print("# openinference-instrumentation-llama-index not installed: its column is omitted")
-    header = f"{'mode':<22}{'variant':<19}{'median':>10}{'p99':>10}{'+median':>10}{'+p99':>10}"
+    header = f"{'mode':<22}{'variant':<19}{'median':>9}{'p99':>9}{'+median':>10}{'+p99':>10}{'+cpu':>9}"
     print(header)
     print("-" * len(header))
-    for mode in ("sync", "aio", "stream"):
-        base = getattr(timings["none"], mode)
-        base_med, base_p99 = statistics.median(base), pct(base, 0.99)
+    base = timings["none"]
+    for mode, label in MODES.items():
+        base_walls = base.walls(mode)
         for name in variants:
-            values = getattr(timings[name], mode)
-            med, p99 = statistics.median(values), pct(values, 0.99)
-            label = {"sync": "query()", "aio": "aquery()", "stream": "query(streaming) read"}[mode]
-            added = "" if name == "none" else f"{(med - base_med) * 1e6:>+10.0f}{(p99 - base_p99) * 1e6:>+10.0f}"
-            print(f"{label:<22}{name:<19}{med * 1e6:>10.0f}{p99 * 1e6:>10.0f}{added}")
+            walls = timings[name].walls(mode)
+            med, p99 = statistics.median(walls), pct(walls, 0.99)
+            line = f"{label:<22}{name:<19}{med * 1e6:>9.0f}{p99 * 1e6:>9.0f}"
+            if name != "none":
+                added_wall = paired(timings[name].round_medians(mode, 0), base.round_medians(mode, 0))
+                added_cpu = paired(timings[name].round_medians(mode, 1), base.round_medians(mode, 1))
+                added_p99 = p99 - pct(base_walls, 0.99)
+                line += f"{added_wall * 1e6:>+10.0f}{added_p99 * 1e6:>+10.0f}{added_cpu * 1e6:>+9.0f}"
+            print(line)
     expected = args.rounds * args.queries * 3
     print(f"# ragmetrics samples submitted: {sink.count} (expected {expected})")
 
