@@ -29,8 +29,10 @@ class Usage(BaseModel):
     cost_usd: float | None = None
 
     def __add__(self, other: Usage) -> Usage:
-        cost = None if self.cost_usd is None and other.cost_usd is None else (self.cost_usd or 0.0) + (
-            other.cost_usd or 0.0
+        cost = (
+            None
+            if self.cost_usd is None and other.cost_usd is None
+            else (self.cost_usd or 0.0) + (other.cost_usd or 0.0)
         )
         return Usage(
             calls=self.calls + other.calls,

@@ -1,5 +1,68 @@
-"""Online evaluation of production traffic: sampling, background scoring, telemetry."""
+"""Online evaluation of production traffic: sampling, background scoring, telemetry.
 
+``OtelEmitter`` (needs the ``otel`` extra), ``PhoenixEmitter`` (the ``phoenix`` extra) and
+``current_origin`` (``opentelemetry-api``) are imported on first access, so this package imports without
+them.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ragmetrics_core.online.dispatch import EmitterStats
+from ragmetrics_core.online.emitters.base import Emitter, SubjectSpanFactory
+from ragmetrics_core.online.emitters.callback import CallbackEmitter
+from ragmetrics_core.online.emitters.jsonl import JsonlEmitter
+from ragmetrics_core.online.evaluator import OnlineEvaluator
+from ragmetrics_core.online.privacy import PrivacyOptions, scrub_secrets
+from ragmetrics_core.online.records import ContextView, EvaluationRecord, SampleView, SpanRef
+from ragmetrics_core.online.sampler import Route, Sampler, SamplingDecision
+from ragmetrics_core.online.stats import OnlineStats
 from ragmetrics_core.online.types import ContextDraft, Origin, SampleDraft, SampleSink
 
-__all__ = ["ContextDraft", "Origin", "SampleDraft", "SampleSink"]
+if TYPE_CHECKING:
+    from ragmetrics_core.online.capture import current_origin
+    from ragmetrics_core.online.emitters.otel import OtelEmitter
+    from ragmetrics_core.online.emitters.phoenix import PhoenixEmitter
+
+_LAZY = {
+    "OtelEmitter": "ragmetrics_core.online.emitters.otel",
+    "PhoenixEmitter": "ragmetrics_core.online.emitters.phoenix",
+    "current_origin": "ragmetrics_core.online.capture",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from importlib import import_module
+
+    return getattr(import_module(module), name)
+
+
+__all__ = [
+    "CallbackEmitter",
+    "ContextDraft",
+    "ContextView",
+    "Emitter",
+    "EmitterStats",
+    "EvaluationRecord",
+    "JsonlEmitter",
+    "OnlineEvaluator",
+    "OnlineStats",
+    "Origin",
+    "OtelEmitter",
+    "PhoenixEmitter",
+    "PrivacyOptions",
+    "Route",
+    "SampleDraft",
+    "SampleSink",
+    "SampleView",
+    "Sampler",
+    "SamplingDecision",
+    "SpanRef",
+    "SubjectSpanFactory",
+    "current_origin",
+    "scrub_secrets",
+]

@@ -1,0 +1,418 @@
+"""One OpenAI-compatible endpoint: the official client, our own retry policy, a concurrency limit, the cache.
+
+The ``openai`` client's built-in retries are turned off (``max_retries=0``) so the backoff schedule is ours,
+testable with an injected ``sleep`` and clock, and honours ``Retry-After`` up to the policy's cap.
+An ``AsyncOpenAI`` client (and its connection pool) lives for one request, or for a :meth:`session` that
+groups the concurrent requests of one judge step; it is always closed on the loop that opened it, since a
+sync caller may run each evaluation in a fresh loop and an online worker in a loop of its own.
+Semaphores are kept per event loop for the same reason.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import logging
+import math
+import re
+import threading
+import time
+import weakref
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from contextlib import asynccontextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
+from functools import partial
+from typing import Any, TypeVar
+
+from pydantic import SecretStr
+
+import openai
+from openai import AsyncOpenAI
+from openai.types import CreateEmbeddingResponse
+from openai.types.chat import ChatCompletion
+from ragmetrics_core.judges.base import JudgeError, Usage
+from ragmetrics_core.judges.cache import JudgeCache, cache_key
+from ragmetrics_core.judges.openai.config import RetryPolicy, StructuredOutput, redact_url
+from ragmetrics_core.judges.openai.parsing import AnswerFormatError
+
+logger = logging.getLogger("ragmetrics.judges.openai")
+
+Sleep = Callable[[float], Awaitable[None]]
+Clock = Callable[[], float]
+T = TypeVar("T")
+
+_RETRYABLE_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 520, 522, 524, 529})
+_FORMAT_REFUSAL_STATUS = frozenset({400, 422})
+_FORMAT_LEVELS: tuple[StructuredOutput, ...] = ("json_schema", "json_object", "off")
+_KEY_LIKE = re.compile(r"\b(sk|rk|pk|or|ak)-[A-Za-z0-9_\-]{6,}")
+
+# One semaphore per (loop, endpoint, limit): judges for several models on one endpoint share its limit.
+_LIMITS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple[str, int], asyncio.Semaphore]] = (
+    weakref.WeakKeyDictionary()
+)
+_LIMITS_LOCK = threading.Lock()
+# Clients opened by a session, by endpoint id; a context variable, so gathered child tasks see them too.
+_OPEN_CLIENTS: ContextVar[dict[int, AsyncOpenAI] | None] = ContextVar("ragmetrics_openai_clients", default=None)
+
+
+@dataclass(frozen=True)
+class ChatAnswer:
+    content: str
+    finish_reason: str | None
+
+
+class EndpointError(JudgeError):
+    """An endpoint failed for good; names the endpoint and the HTTP status, never the key."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        endpoint: str,
+        status: int | None,
+        attempts: int,
+        usage: Usage | None = None,
+        detail: str = "",
+    ) -> None:
+        super().__init__(message)
+        self.detail = detail
+        self.endpoint = endpoint
+        self.status = status
+        self.attempts = attempts
+        self.usage = usage or Usage(calls=attempts)
+
+
+class OpenAIEndpoint:
+    """Chat and embeddings calls to one base URL, retried, limited and cached."""
+
+    def __init__(
+        self,
+        *,
+        base_url: str,
+        api_key: SecretStr | None,
+        timeout_s: float,
+        concurrency: int,
+        retry: RetryPolicy,
+        cache: JudgeCache | None = None,
+        default_headers: Mapping[str, str] | None = None,
+        default_query: Mapping[str, str] | None = None,
+        sleep: Sleep | None = None,
+        now: Clock | None = None,
+    ) -> None:
+        self.base_url = base_url
+        self.endpoint = redact_url(base_url)
+        self._api_key = api_key
+        self._timeout_s = timeout_s
+        self._concurrency = concurrency
+        self._retry = retry
+        self._cache = cache
+        self._default_headers = dict(default_headers or {})
+        self._default_query = dict(default_query or {})
+        self._sleep: Sleep = sleep or asyncio.sleep
+        self._now: Clock = now or time.time
+        self._format_level = 0
+        # Parameters this endpoint refused (reasoning models take max_completion_tokens, no temperature).
+        self._renamed_max_tokens = False
+        self._omitted_temperature = False
+
+    def __repr__(self) -> str:
+        return f"OpenAIEndpoint({self.endpoint!r})"
+
+    def _new_client(self) -> AsyncOpenAI:
+        return AsyncOpenAI(
+            # Local servers (vLLM, Ollama) take any key, but the client insists on one.
+            api_key=self._api_key.get_secret_value() if self._api_key is not None else "not-needed",
+            base_url=self.base_url,
+            timeout=self._timeout_s,
+            max_retries=0,
+            default_headers=self._default_headers or None,
+            default_query=self._default_query or None,
+        )
+
+    @asynccontextmanager
+    async def session(self) -> AsyncIterator[None]:
+        """Share one client (one connection pool) among the requests made inside, including child tasks."""
+        open_clients = _OPEN_CLIENTS.get() or {}
+        if id(self) in open_clients:
+            yield
+            return
+        client = self._new_client()
+        token = _OPEN_CLIENTS.set({**open_clients, id(self): client})
+        try:
+            yield
+        finally:
+            _OPEN_CLIENTS.reset(token)
+            await client.close()
+
+    @asynccontextmanager
+    async def _client(self) -> AsyncIterator[AsyncOpenAI]:
+        shared = (_OPEN_CLIENTS.get() or {}).get(id(self))
+        if shared is not None:
+            yield shared
+            return
+        client = self._new_client()
+        try:
+            yield client
+        finally:
+            await client.close()
+
+    def _limit(self) -> asyncio.Semaphore:
+        loop = asyncio.get_running_loop()
+        with _LIMITS_LOCK:
+            per_loop = _LIMITS.setdefault(loop, {})
+            return per_loop.setdefault((self.base_url, self._concurrency), asyncio.Semaphore(self._concurrency))
+
+    # -- chat -------------------------------------------------------------------------------------------
+
+    async def chat_json(
+        self,
+        *,
+        model: str,
+        messages: list[dict[str, str]],
+        params: Mapping[str, Any],
+        structured_output: StructuredOutput,
+        schema_name: str,
+        schema: dict[str, Any],
+        read: Callable[[ChatAnswer], T],
+    ) -> tuple[T, Usage]:
+        """Ask for a JSON answer and read it with ``read``; only answers that read cleanly are cached.
+
+        ``read`` raises :class:`AnswerFormatError` for an unusable answer; that propagates with the call's
+        usage attached as ``error.usage`` so the caller can account for it.
+        """
+        key = cache_key("chat", model, messages, {**params, "structured_output": structured_output, "schema": schema})
+        if self._cache is not None:
+            cached = await self._cache.aget(key)
+            if isinstance(cached, dict) and isinstance(cached.get("content"), str):
+                try:
+                    value = read(ChatAnswer(cached["content"], cached.get("finish_reason")))
+                except AnswerFormatError:
+                    logger.warning("ignoring an unreadable cached answer from %s", self.endpoint)
+                else:
+                    return value, Usage(cache_hits=1)
+        answer, usage = await self._chat(model, messages, params, structured_output, schema_name, schema)
+        try:
+            value = read(answer)
+        except AnswerFormatError as error:
+            error.usage = usage
+            raise
+        if self._cache is not None:
+            await self._cache.aput(
+                key,
+                model=model,
+                kind="chat",
+                value={"content": answer.content, "finish_reason": answer.finish_reason},
+            )
+        return value, usage
+
+    async def _chat(
+        self,
+        model: str,
+        messages: list[dict[str, str]],
+        params: Mapping[str, Any],
+        structured_output: StructuredOutput,
+        schema_name: str,
+        schema: dict[str, Any],
+    ) -> tuple[ChatAnswer, Usage]:
+        usage = Usage()
+        while True:
+            level = self._level(structured_output)
+            request = self._adapted({"model": model, "messages": messages, **params})
+            response_format = _response_format(level, schema_name, schema)
+            if response_format is not None:
+                request["response_format"] = response_format
+            try:
+                completion, call_usage = await self._with_retries("chat", partial(self._create_completion, request))
+            except EndpointError as error:
+                if error.status in _FORMAT_REFUSAL_STATUS and self._adapt_to_refusal(error.detail, request):
+                    usage = usage + error.usage
+                    continue
+                if structured_output == "auto" and error.status in _FORMAT_REFUSAL_STATUS and level != "off":
+                    # The endpoint refuses this response_format: step down once and remember it.
+                    logger.warning(
+                        "%s refused response_format=%s (HTTP %s); falling back",
+                        self.endpoint,
+                        level,
+                        error.status,
+                    )
+                    self._format_level = _FORMAT_LEVELS.index(level) + 1
+                    usage = usage + error.usage
+                    continue
+                error.usage = usage + error.usage
+                raise
+            usage = usage + call_usage
+            choice = completion.choices[0] if completion.choices else None
+            content = choice.message.content if choice is not None and choice.message is not None else None
+            reported = completion.usage
+            usage = usage + Usage(
+                prompt_tokens=reported.prompt_tokens if reported is not None else 0,
+                completion_tokens=reported.completion_tokens if reported is not None else 0,
+            )
+            return ChatAnswer(content or "", choice.finish_reason if choice is not None else None), usage
+
+    def _adapted(self, request: dict[str, Any]) -> dict[str, Any]:
+        if self._renamed_max_tokens and "max_tokens" in request:
+            request["max_completion_tokens"] = request.pop("max_tokens")
+        if self._omitted_temperature:
+            request.pop("temperature", None)
+        return request
+
+    def _adapt_to_refusal(self, detail: str, request: dict[str, Any]) -> bool:
+        """Whether a 400/422 named a parameter we can change (and remember for this endpoint)."""
+        if "max_tokens" in detail and "max_tokens" in request and not self._renamed_max_tokens:
+            self._renamed_max_tokens = True
+        elif "temperature" in detail and "temperature" in request and not self._omitted_temperature:
+            self._omitted_temperature = True
+        else:
+            return False
+        logger.warning("%s refused a parameter (%s); adapting the request", self.endpoint, detail[:120])
+        return True
+
+    async def _create_completion(self, request: dict[str, Any]) -> ChatCompletion:
+        # ``stream`` is never set, so the overload that returns a ChatCompletion applies.
+        async with self._client() as client:
+            completion: ChatCompletion = await client.chat.completions.create(**request)
+        return completion
+
+    async def _create_embeddings(self, model: str, texts: list[str]) -> CreateEmbeddingResponse:
+        async with self._client() as client:
+            return await client.embeddings.create(model=model, input=texts)
+
+    def _level(self, structured_output: StructuredOutput) -> StructuredOutput:
+        if structured_output != "auto":
+            return structured_output
+        return _FORMAT_LEVELS[min(self._format_level, len(_FORMAT_LEVELS) - 1)]
+
+    # -- embeddings -------------------------------------------------------------------------------------
+
+    async def embed(self, *, model: str, texts: Sequence[str]) -> tuple[list[list[float]], Usage]:
+        """Embed all ``texts`` in one request (cached as a whole)."""
+        key = cache_key("embeddings", model, list(texts), {})
+        if self._cache is not None:
+            cached = await self._cache.aget(key)
+            if isinstance(cached, list) and len(cached) == len(texts):
+                return [[float(x) for x in vector] for vector in cached], Usage(cache_hits=1)
+        try:
+            response, usage = await self._with_retries(
+                "embeddings", partial(self._create_embeddings, model, list(texts))
+            )
+        except EndpointError as error:
+            error.usage = _as_embedding_usage(error.usage)
+            raise
+        data = sorted(response.data, key=lambda item: item.index)
+        if len(data) != len(texts):
+            raise EndpointError(
+                f"{self.endpoint} returned {len(data)} embeddings for {len(texts)} inputs",
+                endpoint=self.endpoint,
+                status=None,
+                attempts=1,
+            )
+        vectors = [[float(x) for x in item.embedding] for item in data]
+        tokens = response.usage.prompt_tokens if response.usage is not None else 0
+        usage = _as_embedding_usage(usage).model_copy(update={"prompt_tokens": tokens})
+        if self._cache is not None:
+            await self._cache.aput(key, model=model, kind="embeddings", value=vectors)
+        return vectors, usage
+
+    # -- retries ----------------------------------------------------------------------------------------
+
+    async def _with_retries(self, what: str, send: Callable[[], Awaitable[T]]) -> tuple[T, Usage]:
+        """Send with backoff; ``Usage.calls`` counts every attempt, ``latency_s`` the whole wait."""
+        started = time.perf_counter()
+        attempts = 0
+        while True:
+            attempts += 1
+            try:
+                async with self._limit():
+                    result = await send()
+                return result, Usage(calls=attempts, latency_s=time.perf_counter() - started)
+            except openai.APIStatusError as error:
+                status: int | None = error.status_code
+                retry_after = parse_retry_after(error.response.headers, self._now())
+                detail = f"HTTP {status}: {self._scrub(_message_of(error))}"
+                retryable = status in _RETRYABLE_STATUS
+            except openai.APITimeoutError:
+                status, retry_after, retryable = None, None, True
+                detail = f"timed out after {self._timeout_s:g} s"
+            except openai.APIConnectionError as error:
+                status, retry_after, retryable = None, None, True
+                detail = f"connection failed: {self._scrub(str(error))}"
+            if not retryable or attempts >= self._retry.max_attempts:
+                outcome = "gave up after" if retryable else "failed on"
+                raise EndpointError(
+                    f"{what} request to {self.endpoint} {outcome} {_attempts(attempts)}: {detail}",
+                    endpoint=self.endpoint,
+                    status=status,
+                    attempts=attempts,
+                    usage=Usage(calls=attempts, latency_s=time.perf_counter() - started),
+                    detail=detail,
+                ) from None
+            delay = self._retry.delay(attempts, retry_after)
+            logger.warning(
+                "%s request to %s: %s; retry %d/%d in %.1f s",
+                what,
+                self.endpoint,
+                detail,
+                attempts,
+                self._retry.max_attempts - 1,
+                delay,
+            )
+            await self._sleep(delay)
+
+    def _scrub(self, text: str) -> str:
+        """Remove the key (and anything key-shaped) from server-provided text before it is shown."""
+        if self._api_key is not None:
+            secret = self._api_key.get_secret_value()
+            if secret:
+                text = text.replace(secret, "***")
+        return _KEY_LIKE.sub("***", text)[:300]
+
+
+def _as_embedding_usage(usage: Usage) -> Usage:
+    return usage.model_copy(update={"calls": 0, "embedding_calls": usage.embedding_calls + usage.calls})
+
+
+def _attempts(count: int) -> str:
+    return "1 attempt" if count == 1 else f"{count} attempts"
+
+
+def _message_of(error: openai.APIStatusError) -> str:
+    body = error.body
+    if isinstance(body, dict):
+        inner = body.get("error", body)
+        if isinstance(inner, dict) and isinstance(inner.get("message"), str):
+            return str(inner["message"])
+    return error.message
+
+
+def parse_retry_after(headers: Mapping[str, str], now: float) -> float | None:
+    """Seconds from ``Retry-After`` (seconds or an HTTP date) or ``retry-after-ms``; ``None`` if absent."""
+    milliseconds = headers.get("retry-after-ms")
+    if milliseconds is not None:
+        try:
+            value = float(milliseconds) / 1000.0
+        except ValueError:
+            value = math.nan
+        if math.isfinite(value) and value >= 0:
+            return value
+    raw = headers.get("retry-after")
+    if raw is None:
+        return None
+    try:
+        value = float(raw)
+    except ValueError:
+        try:
+            when = email.utils.parsedate_to_datetime(raw)
+        except (TypeError, ValueError):
+            return None
+        return max(0.0, when.timestamp() - now)
+    return value if math.isfinite(value) and value >= 0 else None
+
+
+def _response_format(level: StructuredOutput, name: str, schema: dict[str, Any]) -> dict[str, Any] | None:
+    if level == "json_schema":
+        return {"type": "json_schema", "json_schema": {"name": name, "schema": schema, "strict": True}}
+    if level == "json_object":
+        return {"type": "json_object"}
+    return None

@@ -1,0 +1,424 @@
+"""OnlineEvaluator: take samples from the app's hot path, score them in the background, emit telemetry.
+
+``submit`` does a sampling decision and a bounded ``deque.append`` under one short lock and returns; no
+I/O, no validation, no allocation beyond the queued tuple. A worker thread with its own asyncio loop does
+the rest (see ``ragmetrics_core.online.worker``). The pipeline starts lazily on the first accepted
+submission, and again in a forked child (``os.register_at_fork``), whose counters start from zero.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import dataclasses
+import logging
+import os
+import threading
+import time
+import weakref
+from collections import deque
+from collections.abc import Callable, Sequence
+
+from ragmetrics_core.judges.base import Usage
+from ragmetrics_core.online.dispatch import EmitterRunner
+from ragmetrics_core.online.emitters.base import Emitter, SubjectSpanFactory
+from ragmetrics_core.online.privacy import PrivacyOptions, Redactor
+from ragmetrics_core.online.ratelog import RateLimitedLog
+from ragmetrics_core.online.sampler import Sampler, SamplingDecision
+from ragmetrics_core.online.stats import OnlineStats
+from ragmetrics_core.online.types import Origin, SampleDraft
+from ragmetrics_core.online.worker import AsyncEvaluator, Submission, Worker, WorkerConfig
+from ragmetrics_core.sample import RagSample
+
+_log = logging.getLogger("ragmetrics.online")
+_NO_ORIGIN = Origin()
+
+
+def _default_evaluator() -> AsyncEvaluator:
+    from ragmetrics_core.engine import Evaluator  # imported on the worker: the engine loads its judge lazily
+
+    evaluator: AsyncEvaluator = Evaluator()
+    return evaluator
+
+
+class OnlineEvaluator:
+    """Scores sampled production traffic off the hot path.
+
+    Args:
+        evaluator: anything with ``async aevaluate(sample) -> EvaluationResult``; by default the engine's
+            ``Evaluator()`` with the embedded judge, created on the worker thread.
+        sampler: which submissions to score (default: all, no throttle, no budget).
+        emitters: where records go; each runs on its own thread behind a queue of ``emitter_queue``.
+        privacy: what user text may leave the process (default: captured, secrets masked, capped).
+        max_queue: submissions waiting for the worker; beyond it the newest is dropped and counted.
+        concurrency: evaluations running at once on the worker loop.
+        evaluation_timeout_s: per evaluation; a judge that hangs is cut off and counted as failed.
+        register_atexit: shut down (within ``atexit_timeout_s``) when the interpreter exits.
+    """
+
+    # Mutable state, reset in a forked child; guarded by _lock (counters, queue, idle) or _start_lock.
+    _lock: threading.Lock
+    _cond: threading.Condition
+    _start_lock: threading.Lock
+    _queue: deque[Submission]
+    _idle: bool
+    _finalized: bool
+    _worker: Worker | None
+    _runners: tuple[EmitterRunner, ...]
+    _submitted: int
+    _accepted: int
+    _completed: int
+    _failed: int
+    _not_sampled: int
+    _throttled: int
+    _over_budget: int
+    _queue_full: int
+    _rejected: int
+    _abandoned: int
+    _in_flight: int
+    _failure_reasons: dict[str, int]
+    _usage: Usage
+
+    def __init__(
+        self,
+        evaluator: AsyncEvaluator | None = None,
+        *,
+        sampler: Sampler | None = None,
+        emitters: Sequence[Emitter] = (),
+        privacy: PrivacyOptions | None = None,
+        max_queue: int = 1000,
+        concurrency: int = 4,
+        evaluation_timeout_s: float | None = 120.0,
+        emitter_queue: int = 1000,
+        register_atexit: bool = False,
+        atexit_timeout_s: float = 5.0,
+    ) -> None:
+        _positive_int("max_queue", max_queue)
+        _positive_int("concurrency", concurrency)
+        _positive_int("emitter_queue", emitter_queue)
+        if evaluation_timeout_s is not None and not evaluation_timeout_s > 0:
+            raise ValueError(f"evaluation_timeout_s must be positive or None, got {evaluation_timeout_s!r}")
+        if evaluator is not None and not callable(getattr(evaluator, "aevaluate", None)):
+            raise TypeError("evaluator must have an async aevaluate(sample) method, like ragmetrics' Evaluator")
+        for emitter in emitters:
+            if not isinstance(emitter, Emitter):
+                raise TypeError(f"{type(emitter).__name__} is not an Emitter (name, emit, force_flush, shutdown)")
+        self._evaluator = evaluator
+        self.sampler = sampler if sampler is not None else Sampler()
+        self._emitters = tuple(emitters)
+        self._redactor = Redactor(privacy if privacy is not None else PrivacyOptions())
+        self._max_queue = max_queue
+        self._concurrency = concurrency
+        self._evaluation_timeout_s = evaluation_timeout_s
+        self._emitter_queue = emitter_queue
+        self._warn = RateLimitedLog(_log)
+        self._reset_state()
+        self._closed = False
+        self._shutdown_result: bool | None = None
+        self._atexit_timeout_s = atexit_timeout_s
+        self._atexit_registered = register_atexit
+        if register_atexit:
+            atexit.register(self._at_exit)
+        if hasattr(os, "register_at_fork"):
+            os.register_at_fork(after_in_child=_after_fork_callback(weakref.ref(self)))
+
+    # ------------------------------------------------------------------ hot path
+
+    def submit(self, sample: RagSample | SampleDraft, origin: Origin | None = None) -> SamplingDecision:
+        """Offer one sample for scoring; returns at once with what was decided. Never raises."""
+        try:
+            if origin is None:
+                origin = _NO_ORIGIN
+            elif not isinstance(origin, Origin):
+                return self._reject()
+            route = self.sampler.select(origin)
+        except Exception:
+            return self._reject()
+        with self._lock:
+            self._submitted += 1
+            try:
+                if self._closed:
+                    self._rejected += 1
+                    return SamplingDecision.REJECTED
+                if route is None:
+                    self._not_sampled += 1
+                    return SamplingDecision.NOT_SAMPLED
+                decision = self.sampler.admit()
+                if decision is not SamplingDecision.EVALUATED:
+                    if decision is SamplingDecision.THROTTLED:
+                        self._throttled += 1
+                    else:
+                        self._over_budget += 1
+                    return decision
+                if len(self._queue) >= self._max_queue:
+                    self._queue_full += 1
+                    return SamplingDecision.QUEUE_FULL
+                self._queue.append(Submission(sample, origin, route, time.time_ns()))
+                self._accepted += 1
+                wake = self._idle
+                self._idle = False
+            except Exception:
+                self._rejected += 1
+                return SamplingDecision.REJECTED
+        worker = self._worker
+        if worker is None:
+            self._start()
+        elif wake:
+            worker.wake()
+        return SamplingDecision.EVALUATED
+
+    # ------------------------------------------------------------------ control
+
+    def flush(self, timeout_s: float = 10.0) -> bool:
+        """Wait until everything accepted so far is scored and emitted; ``False`` on timeout."""
+        deadline = time.monotonic() + max(0.0, timeout_s)
+        if not self._drain(deadline):
+            return False
+        # Every emitter flushes in parallel on its own thread, so a stuck one cannot starve the others.
+        markers = [(runner, runner.begin_flush(deadline - time.monotonic())) for runner in self._runners]
+        results = [runner.wait_flushed(marker, deadline - time.monotonic()) for runner, marker in markers]
+        return all(results)
+
+    def shutdown(self, timeout_s: float = 5.0) -> bool:
+        """Stop taking submissions, finish what fits in ``timeout_s``, then stop; ``True`` if nothing was lost.
+
+        Whatever is still queued when time runs out is counted as ``abandoned`` and whatever is still
+        running as failed (``shutdown_timeout``), so the counters stay exact. Returns within the timeout
+        (plus scheduling noise) even when a judge hangs or an exporter's collector is unreachable.
+        """
+        deadline = time.monotonic() + max(0.0, timeout_s)
+        with self._lock:
+            already = self._closed
+            self._closed = True
+        if already:
+            return self._shutdown_result is not False
+        if self._atexit_registered:
+            atexit.unregister(self._at_exit)
+            self._atexit_registered = False
+        drained = self._drain(deadline - 0.1 * max(0.0, timeout_s))
+        with self._start_lock:
+            worker, runners = self._worker, self._runners
+        stopped = worker.stop(deadline - time.monotonic()) if worker is not None else True
+        lost = self._finalize()
+        asked = [runner.begin_close(deadline - time.monotonic()) for runner in runners]
+        closed = [runner.wait_closed(deadline - time.monotonic()) for runner in runners]
+        self._shutdown_result = drained and stopped and not lost and all(asked) and all(closed)
+        return self._shutdown_result
+
+    async def aflush(self, timeout_s: float = 10.0) -> bool:
+        """:meth:`flush` without blocking the caller's event loop."""
+        return await asyncio.to_thread(self.flush, timeout_s)
+
+    async def ashutdown(self, timeout_s: float = 5.0) -> bool:
+        """:meth:`shutdown` without blocking the caller's event loop."""
+        return await asyncio.to_thread(self.shutdown, timeout_s)
+
+    def stats(self) -> OnlineStats:
+        with self._lock:
+            snapshot = OnlineStats(
+                submitted=self._submitted,
+                accepted=self._accepted,
+                completed=self._completed,
+                failed=self._failed,
+                not_sampled=self._not_sampled,
+                throttled=self._throttled,
+                over_budget=self._over_budget,
+                queue_full=self._queue_full,
+                rejected=self._rejected,
+                abandoned=self._abandoned,
+                queued=len(self._queue),
+                in_flight=self._in_flight,
+                failure_reasons=dict(self._failure_reasons),
+                usage=self._usage,
+                budget_remaining=self.sampler.budget_remaining(),
+            )
+            runners = self._runners
+        return dataclasses.replace(snapshot, emitters={runner.name: runner.stats() for runner in runners})
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def __enter__(self) -> OnlineEvaluator:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.shutdown()
+
+    # ------------------------------------------------------------------ ledger (worker side)
+
+    def _take(self) -> Submission | None:
+        with self._lock:
+            if not self._queue:
+                return None
+            self._in_flight += 1
+            return self._queue.popleft()
+
+    def _go_idle(self) -> bool:
+        with self._lock:
+            if self._queue:
+                return False
+            self._idle = True
+            return True
+
+    def _settle(self, failure_reason: str | None, usage: Usage) -> None:
+        with self._cond:
+            if self._finalized:
+                return
+            self._in_flight -= 1
+            if failure_reason is None:
+                self._completed += 1
+            else:
+                self._failed += 1
+                self._failure_reasons[failure_reason] = self._failure_reasons.get(failure_reason, 0) + 1
+            if usage.calls or usage.embedding_calls or usage.total_tokens:
+                self._usage = self._usage + usage
+                self.sampler.charge(usage.total_tokens)
+            if not self._queue and self._in_flight == 0:
+                self._cond.notify_all()
+
+    # ------------------------------------------------------------------ internals
+
+    def _reset_state(self) -> None:
+        self._lock = threading.Lock()
+        self._cond = threading.Condition(self._lock)
+        self._start_lock = threading.Lock()
+        self._queue = deque()
+        self._idle = False
+        self._finalized = False
+        self._worker = None
+        self._runners = ()
+        self._submitted = 0
+        self._accepted = 0
+        self._completed = 0
+        self._failed = 0
+        self._not_sampled = 0
+        self._throttled = 0
+        self._over_budget = 0
+        self._queue_full = 0
+        self._rejected = 0
+        self._abandoned = 0
+        self._in_flight = 0
+        self._failure_reasons = {}
+        self._usage = Usage()
+
+    def _after_fork_in_child(self) -> None:
+        self._reset_state()
+        self._warn.reset()
+
+    def _reject(self) -> SamplingDecision:
+        try:
+            with self._lock:
+                self._submitted += 1
+                self._rejected += 1
+        except Exception:  # nothing we do may raise into the caller
+            pass
+        return SamplingDecision.REJECTED
+
+    def _start(self) -> None:
+        with self._start_lock:
+            if self._worker is not None or self._closed:
+                return
+            try:
+                self._runners = self._start_runners()
+                worker = Worker(_Ledger(self), self._worker_config())
+                worker.start()
+            except Exception as exc:  # e.g. no more threads: submissions wait and shutdown settles them
+                self._warn.warning("start", "ragmetrics could not start its worker: %s", type(exc).__name__)
+                return
+            self._worker = worker
+
+    def _start_runners(self) -> tuple[EmitterRunner, ...]:
+        runners = []
+        seen: dict[str, int] = {}
+        for emitter in self._emitters:
+            name = _emitter_name(emitter)
+            seen[name] = seen.get(name, 0) + 1
+            unique = name if seen[name] == 1 else f"{name}#{seen[name]}"
+            runners.append(EmitterRunner(emitter, unique, self._emitter_queue, self._on_emitter_failure))
+        return tuple(runners)
+
+    def _worker_config(self) -> WorkerConfig:
+        evaluator = self._evaluator
+        factory: Callable[[], AsyncEvaluator] = (lambda: evaluator) if evaluator is not None else _default_evaluator
+        subject_factory = next((e for e in self._emitters if isinstance(e, SubjectSpanFactory)), None)
+        return WorkerConfig(
+            concurrency=self._concurrency,
+            evaluation_timeout_s=self._evaluation_timeout_s,
+            redactor=self._redactor,
+            runners=self._runners,
+            subject_factory=subject_factory,
+            evaluator_factory=factory,
+            warn=self._warn,
+        )
+
+    def _on_emitter_failure(self, name: str, operation: str, exc: BaseException) -> None:
+        message = self._redactor.error(f"{type(exc).__name__}: {exc}")
+        self._warn.warning(
+            f"emitter:{name}:{operation}", "ragmetrics emitter %s %s failed: %s", name, operation, message
+        )
+
+    def _drain(self, deadline: float) -> bool:
+        with self._cond:
+            return self._cond.wait_for(
+                lambda: not self._queue and self._in_flight == 0, max(0.0, deadline - time.monotonic())
+            )
+
+    def _finalize(self) -> bool:
+        """Settle what the worker could not, so the counters stay exact; ``True`` if anything was lost."""
+        with self._cond:
+            if self._finalized:
+                return False
+            self._finalized = True
+            abandoned = len(self._queue)
+            self._abandoned += abandoned
+            self._queue.clear()
+            unfinished = self._in_flight
+            if unfinished:
+                self._failed += unfinished
+                reasons = self._failure_reasons
+                reasons["shutdown_timeout"] = reasons.get("shutdown_timeout", 0) + unfinished
+                self._in_flight = 0
+            self._cond.notify_all()
+            return bool(abandoned or unfinished or self._failure_reasons.get("cancelled"))
+
+    def _at_exit(self) -> None:
+        self.shutdown(self._atexit_timeout_s)
+
+
+class _Ledger:
+    """The worker's view of the owner's accounting (kept off the public API)."""
+
+    def __init__(self, owner: OnlineEvaluator) -> None:
+        self._owner = owner
+
+    def take(self) -> Submission | None:
+        return self._owner._take()
+
+    def go_idle(self) -> bool:
+        return self._owner._go_idle()
+
+    def settle(self, failure_reason: str | None, usage: Usage) -> None:
+        self._owner._settle(failure_reason, usage)
+
+
+def _positive_int(name: str, value: object) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(f"{name} must be a positive int, got {value!r}")
+
+
+def _emitter_name(emitter: Emitter) -> str:
+    try:
+        name = emitter.name
+    except Exception:
+        name = ""
+    return name if isinstance(name, str) and name else type(emitter).__name__
+
+
+def _after_fork_callback(ref: weakref.ReferenceType[OnlineEvaluator]) -> Callable[[], None]:
+    def reset() -> None:
+        evaluator = ref()
+        if evaluator is not None:
+            evaluator._after_fork_in_child()
+
+    return reset

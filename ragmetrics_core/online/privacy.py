@@ -1,0 +1,104 @@
+"""What of the user's text may leave the process, and in what shape.
+
+Every text bound for telemetry goes through one :class:`Redactor`: secrets that look like credentials are
+masked, then the user's hook runs, then the text is cut to the size cap. A hook that raises fails closed
+(the text is replaced, never sent unredacted). Error messages go through the same scrubbing even when
+texts are not captured, because exception messages from HTTP clients can quote headers and keys.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ragmetrics_core.text import truncate
+
+_log = logging.getLogger("ragmetrics.online")
+
+REDACTED = "[redacted]"
+REDACTION_FAILED = "[redaction failed]"
+
+# Shapes of credentials that must never reach an exporter: provider keys, bearer tokens, key=value pairs.
+_SECRET_PATTERNS: tuple[re.Pattern[str], ...] = (
+    re.compile(r"\b(?:sk|pk|rk)-[A-Za-z0-9_\-]{8,}"),
+    re.compile(r"\b(?:ghp|gho|ghu|ghs|github_pat)_[A-Za-z0-9_]{16,}"),
+    re.compile(r"\bxox[abposr]-[A-Za-z0-9\-]{10,}"),
+    re.compile(r"\bAKIA[0-9A-Z]{16}\b"),
+    re.compile(r"\bAIza[0-9A-Za-z_\-]{30,}"),
+    re.compile(r"(?i)\bbearer\s+[A-Za-z0-9._~+/\-]+=*"),
+    re.compile(
+        r"(?i)\b([\w-]*?(?:api[_-]?key|token|secret|password|passwd|authorization))"
+        r"(\"?'?\s*[:=]\s*\"?'?)([^\s\"',;}]+)"
+    ),
+)
+
+
+def scrub_secrets(text: str) -> str:
+    """Mask substrings shaped like API keys, tokens and ``key=value`` credentials."""
+    for pattern in _SECRET_PATTERNS:
+        if pattern.groups == 3:
+            text = pattern.sub(lambda match: f"{match.group(1)}{match.group(2)}{REDACTED}", text)
+        else:
+            text = pattern.sub(REDACTED, text)
+    return text
+
+
+@dataclass(frozen=True, slots=True)
+class PrivacyOptions:
+    """How user text is treated before any emitter sees it.
+
+    ``capture_texts=False`` keeps questions, responses, contexts, claims and rationales out of telemetry
+    entirely (scores, labels, counts and ids still go out). ``redact`` is applied to every captured text.
+    ``max_text_chars`` caps each text, ``max_contexts`` the number of contexts and ``max_claims`` the number
+    of per-claim explanations carried.
+    """
+
+    capture_texts: bool = True
+    redact: Callable[[str], str] | None = None
+    scrub_secrets: bool = True
+    max_text_chars: int = 2000
+    max_contexts: int = 20
+    max_claims: int = 50
+    max_error_chars: int = 500
+
+    def __post_init__(self) -> None:
+        for name in ("max_text_chars", "max_contexts", "max_claims", "max_error_chars"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise ValueError(f"PrivacyOptions.{name} must be a non-negative int, got {value!r}")
+        if self.redact is not None and not callable(self.redact):
+            raise TypeError("PrivacyOptions.redact must be a callable taking and returning a str")
+
+
+class Redactor:
+    """Applies :class:`PrivacyOptions` to texts."""
+
+    def __init__(self, options: PrivacyOptions) -> None:
+        self.options = options
+
+    def text(self, value: str | None) -> str | None:
+        """A captured user text, or ``None`` when texts are not captured."""
+        if value is None or not self.options.capture_texts:
+            return None
+        return self._clean(value, self.options.max_text_chars)
+
+    def error(self, message: str) -> str:
+        """Our own error messages: always scrubbed and capped, kept even when texts are not captured."""
+        return truncate(scrub_secrets(message), self.options.max_error_chars)
+
+    def _clean(self, value: str, limit: int) -> str:
+        text = value if isinstance(value, str) else str(value)
+        if self.options.scrub_secrets:
+            text = scrub_secrets(text)
+        if self.options.redact is not None:
+            try:
+                redacted = self.options.redact(text)
+            except Exception as exc:  # a broken hook must not leak the text it failed on
+                _log.debug("ragmetrics redaction hook raised %s; text withheld", type(exc).__name__)
+                return REDACTION_FAILED
+            if not isinstance(redacted, str):
+                return REDACTION_FAILED
+            text = redacted
+        return truncate(text, limit)

@@ -1,0 +1,201 @@
+"""Which submissions get scored: a deterministic rate per route, a throttle and a judge token budget.
+
+The rate decision reads the trace id exactly like OpenTelemetry's ``TraceIdRatioBased`` sampler (the lower
+64 bits of the trace id compared against ``round(rate * 2**64)``), so with the same rate a trace kept by the
+tracer is also kept for scoring, and every process scoring the same trace agrees. Without a trace id the
+key is the first 8 bytes of BLAKE2b over the run id (run ids are usually UUIDs, whose low bits are not
+uniform); without either, a random key.
+
+The throttle and the budget are token buckets that refill continuously, so a burst never starves the next
+minute. The budget is charged after an evaluation reports its judge usage, so one evaluation can overdraw
+it; while it is overdrawn nothing more is admitted.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from ragmetrics_core.online.types import Origin
+
+_KEY_MASK = (1 << 64) - 1
+_KEY_SPACE = 1 << 64
+
+
+class SamplingDecision(StrEnum):
+    """What happened to one submission (returned by ``submit`` and recorded on the output)."""
+
+    EVALUATED = "evaluated"
+    """Accepted for scoring (queued)."""
+    NOT_SAMPLED = "not_sampled"
+    THROTTLED = "throttled"
+    OVER_BUDGET = "over_budget"
+    QUEUE_FULL = "queue_full"
+    REJECTED = "rejected"
+    """The evaluator was shut down, or the submission itself could not be read."""
+
+    @property
+    def accepted(self) -> bool:
+        return self is SamplingDecision.EVALUATED
+
+
+@dataclass(frozen=True, slots=True)
+class Route:
+    """A sampling rate for the runs that match every given condition (``None``/empty means any).
+
+    ``tags`` must all be present on the origin; ``metadata`` items must all be equal on the origin.
+    """
+
+    rate: float
+    chain_name: str | None = None
+    tags: frozenset[str] = frozenset()
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+    name: str | None = None
+    bound: int = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        _check_rate(self.rate)
+        object.__setattr__(self, "tags", frozenset(self.tags))
+        object.__setattr__(self, "metadata", dict(self.metadata))
+        object.__setattr__(self, "bound", round(self.rate * _KEY_SPACE))
+        if self.name is None:
+            object.__setattr__(self, "name", self._describe())
+
+    def matches(self, origin: Origin) -> bool:
+        if self.chain_name is not None and origin.chain_name != self.chain_name:
+            return False
+        if self.tags and not self.tags.issubset(origin.tags):
+            return False
+        return all(origin.metadata.get(key, _MISSING) == value for key, value in self.metadata.items())
+
+    def _describe(self) -> str:
+        parts = []
+        if self.chain_name is not None:
+            parts.append(f"chain={self.chain_name}")
+        parts.extend(f"tag={tag}" for tag in sorted(self.tags))
+        parts.extend(f"{key}={value}" for key, value in sorted(self.metadata.items()))
+        return ",".join(parts) or "default"
+
+
+_MISSING = object()
+
+
+def _check_rate(rate: float) -> None:
+    if isinstance(rate, bool) or not isinstance(rate, int | float) or not 0.0 <= rate <= 1.0:
+        raise ValueError(f"a sampling rate must be a number in [0, 1], got {rate!r}")
+
+
+def sampling_key(origin: Origin) -> int:
+    """The 64-bit value the rate is compared against (see the module docstring)."""
+    if origin.trace_id:
+        return origin.trace_id & _KEY_MASK
+    if origin.run_id:
+        digest = hashlib.blake2b(origin.run_id.encode("utf-8", "surrogatepass"), digest_size=8).digest()
+        return int.from_bytes(digest, "big")
+    return random.getrandbits(64)
+
+
+class TokenBucket:
+    """``capacity`` tokens, refilled at ``per_second``; may be overdrawn by :meth:`spend`."""
+
+    __slots__ = ("_level", "_stamp", "capacity", "per_second")
+
+    def __init__(self, capacity: float, per_second: float, now: float) -> None:
+        self.capacity = capacity
+        self.per_second = per_second
+        self._level = capacity
+        self._stamp = now
+
+    def level(self, now: float) -> float:
+        if now > self._stamp:
+            self._level = min(self.capacity, self._level + (now - self._stamp) * self.per_second)
+            self._stamp = now
+        return self._level
+
+    def take_one(self, now: float) -> bool:
+        if self.level(now) >= 1.0:
+            self._level -= 1.0
+            return True
+        return False
+
+    def spend(self, amount: float, now: float) -> None:
+        self.level(now)
+        self._level -= amount
+
+
+class Sampler:
+    """Decides, per submission, whether to score it.
+
+    :meth:`select` is pure and thread-safe. :meth:`admit` and :meth:`charge` mutate the throttle and budget
+    and must be called under the owner's lock (the :class:`OnlineEvaluator` does).
+    """
+
+    def __init__(
+        self,
+        rate: float = 1.0,
+        *,
+        routes: Sequence[Route] = (),
+        max_per_minute: float | None = None,
+        token_budget_per_hour: float | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.default = Route(rate=rate, name="default")
+        self.routes = tuple(routes)
+        for route in self.routes:
+            if not isinstance(route, Route):
+                raise TypeError(f"routes must be Route objects, got {type(route).__name__}")
+        if max_per_minute is not None and not max_per_minute > 0:
+            raise ValueError(f"max_per_minute must be positive, got {max_per_minute!r}")
+        if token_budget_per_hour is not None and not token_budget_per_hour > 0:
+            raise ValueError(f"token_budget_per_hour must be positive, got {token_budget_per_hour!r}")
+        self.max_per_minute = max_per_minute
+        self.token_budget_per_hour = token_budget_per_hour
+        self._clock = clock
+        now = clock()
+        self._throttle = (
+            TokenBucket(float(max_per_minute), max_per_minute / 60.0, now) if max_per_minute is not None else None
+        )
+        self._budget = (
+            TokenBucket(float(token_budget_per_hour), token_budget_per_hour / 3600.0, now)
+            if token_budget_per_hour is not None
+            else None
+        )
+
+    def route_for(self, origin: Origin) -> Route:
+        for route in self.routes:
+            if route.matches(origin):
+                return route
+        return self.default
+
+    def select(self, origin: Origin) -> Route | None:
+        """The matching route when the rate keeps this origin, else ``None``."""
+        route = self.route_for(origin)
+        if route.bound == 0:
+            return None
+        if route.bound >= _KEY_SPACE or sampling_key(origin) < route.bound:
+            return route
+        return None
+
+    def admit(self) -> SamplingDecision:
+        """Budget, then throttle; a throttle slot is spent only when the budget allows."""
+        if self._budget is None and self._throttle is None:
+            return SamplingDecision.EVALUATED
+        now = self._clock()
+        if self._budget is not None and self._budget.level(now) <= 0.0:
+            return SamplingDecision.OVER_BUDGET
+        if self._throttle is not None and not self._throttle.take_one(now):
+            return SamplingDecision.THROTTLED
+        return SamplingDecision.EVALUATED
+
+    def charge(self, tokens: int) -> None:
+        """Spend judge tokens against the hourly budget."""
+        if self._budget is not None and tokens > 0:
+            self._budget.spend(tokens, self._clock())
+
+    def budget_remaining(self) -> float | None:
+        return None if self._budget is None else self._budget.level(self._clock())

@@ -1,0 +1,279 @@
+"""The background side of the online pipeline: one daemon thread running its own asyncio loop.
+
+The loop takes queued submissions while fewer than ``concurrency`` evaluations are running, validates
+each (drafts become samples here, never on the caller's thread), runs the engine under a timeout, builds a
+redacted record and hands it to the emitter threads. Every taken submission is settled exactly once
+(completed or failed) through the owner's ledger.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import threading
+import time
+import uuid
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import NamedTuple, Protocol
+
+from pydantic import ValidationError
+
+from ragmetrics_core.judges.base import Usage
+from ragmetrics_core.online.dispatch import EmitterRunner
+from ragmetrics_core.online.emitters.base import SubjectSpanFactory
+from ragmetrics_core.online.privacy import Redactor
+from ragmetrics_core.online.ratelog import RateLimitedLog
+from ragmetrics_core.online.records import EvaluationRecord, SampleView, SpanRef, sanitize_result
+from ragmetrics_core.online.sampler import Route, SamplingDecision
+from ragmetrics_core.online.types import Origin, SampleDraft
+from ragmetrics_core.results import EvaluationResult
+from ragmetrics_core.sample import RagSample
+
+_log = logging.getLogger("ragmetrics.online")
+
+_IDLE_POLL_S = 1.0
+"""How long an idle loop sleeps before looking at the queue again, should a wake-up ever be missed."""
+
+
+class AsyncEvaluator(Protocol):
+    """What the worker needs from the engine: ``ragmetrics_core.engine.Evaluator`` satisfies it."""
+
+    def aevaluate(self, sample: RagSample) -> Awaitable[EvaluationResult]: ...
+
+
+class Submission(NamedTuple):
+    """What ``submit`` queues (a tuple: the cheapest record to build on the caller's thread)."""
+
+    sample: object
+    origin: Origin
+    route: Route
+    submitted_ns: int
+
+
+class Ledger(Protocol):
+    """The owner's accounting, shared with the caller's threads under one lock."""
+
+    def take(self) -> Submission | None:
+        """Pop the next queued submission and count it in flight, or ``None`` when the queue is empty."""
+        ...
+
+    def go_idle(self) -> bool:
+        """Mark the loop idle unless work arrived meanwhile; ``True`` means: sleep until woken."""
+        ...
+
+    def settle(self, failure_reason: str | None, usage: Usage) -> None:
+        """Count one taken submission as completed (``failure_reason is None``) or failed."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class WorkerConfig:
+    concurrency: int
+    evaluation_timeout_s: float | None
+    redactor: Redactor
+    runners: Sequence[EmitterRunner]
+    subject_factory: SubjectSpanFactory | None
+    evaluator_factory: Callable[[], AsyncEvaluator]
+    warn: RateLimitedLog
+
+
+class Worker:
+    def __init__(self, ledger: Ledger, config: WorkerConfig) -> None:
+        self._ledger = ledger
+        self._config = config
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._wake: asyncio.Event | None = None
+        self._stop_requested = False
+        self._thread = threading.Thread(target=self._run, name="ragmetrics-online", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def wake(self) -> None:
+        """Called from any thread when work arrives for an idle loop."""
+        loop, event = self._loop, self._wake
+        if loop is not None and event is not None:
+            # RuntimeError: the loop already closed; shutdown settles whatever is left in the queue.
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(event.set)
+
+    def stop(self, timeout_s: float) -> bool:
+        """Cancel running evaluations and end the thread; ``False`` if it did not end in time."""
+        self._stop_requested = True
+        self.wake()
+        self._thread.join(max(0.0, timeout_s))
+        return not self._thread.is_alive()
+
+    def _run(self) -> None:
+        try:
+            asyncio.run(self._main())
+        except Exception as exc:  # the loop itself failing is a bug of ours; say so, never crash the app
+            _log.error("ragmetrics online worker stopped unexpectedly: %s", type(exc).__name__)
+
+    async def _main(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._wake = asyncio.Event()
+        evaluator, unavailable = self._make_evaluator()
+        running: set[asyncio.Task[None]] = set()
+
+        def finished(task: asyncio.Task[None]) -> None:
+            running.discard(task)
+            assert self._wake is not None
+            self._wake.set()
+
+        while not self._stop_requested:
+            while len(running) < self._config.concurrency:
+                submission = self._ledger.take()
+                if submission is None:
+                    break
+                task = asyncio.create_task(self._evaluate(submission, evaluator, unavailable))
+                running.add(task)
+                task.add_done_callback(finished)
+            if len(running) < self._config.concurrency and not self._ledger.go_idle():
+                continue
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), timeout=_IDLE_POLL_S)
+            self._wake.clear()
+        for task in list(running):
+            task.cancel()
+        if running:
+            await asyncio.gather(*running, return_exceptions=True)
+
+    def _make_evaluator(self) -> tuple[AsyncEvaluator | None, str | None]:
+        try:
+            return self._config.evaluator_factory(), None
+        except Exception as exc:
+            message = f"evaluator unavailable: {type(exc).__name__}: {exc}"
+            self._config.warn.warning("evaluator", "ragmetrics %s", self._config.redactor.error(message))
+            return None, message
+
+    async def _evaluate(
+        self, submission: Submission, evaluator: AsyncEvaluator | None, unavailable: str | None
+    ) -> None:
+        started_ns = time.time_ns()
+        reason: str | None = None
+        error: str | None = None
+        result: EvaluationResult | None = None
+        sample: RagSample | None = None
+        try:
+            try:
+                sample = _to_sample(submission)
+            except (ValidationError, TypeError, ValueError) as exc:
+                reason, error = "invalid_sample", f"invalid sample: {_describe_invalid(exc)}"
+            if sample is not None:
+                if evaluator is None:
+                    reason, error = "evaluator_unavailable", unavailable
+                else:
+                    reason, error, result = await self._score(evaluator, sample)
+        except asyncio.CancelledError:
+            self._ledger.settle("cancelled", Usage())
+            raise
+        except Exception as exc:  # our own bug: count it, never let it escape into the loop
+            reason, error = "internal_error", f"internal error: {type(exc).__name__}"
+        usage = result.usage if result is not None else Usage()
+        try:
+            self._emit(submission, sample, result, error, started_ns, time.time_ns())
+        except Exception as exc:
+            self._config.warn.warning("record", "ragmetrics could not build a record: %s", type(exc).__name__)
+        finally:
+            self._ledger.settle(reason, usage)
+
+    async def _score(
+        self, evaluator: AsyncEvaluator, sample: RagSample
+    ) -> tuple[str | None, str | None, EvaluationResult | None]:
+        timeout = self._config.evaluation_timeout_s
+        try:
+            result = await asyncio.wait_for(evaluator.aevaluate(sample), timeout)
+        except TimeoutError:
+            return "timeout", f"evaluation timed out after {timeout:g} s", None
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            self._config.warn.warning(
+                "judge", "ragmetrics evaluation failed: %s", self._config.redactor.error(_describe(exc))
+            )
+            return "judge_error", _describe(exc), None
+        if not isinstance(result, EvaluationResult):
+            return "internal_error", f"aevaluate returned {type(result).__name__}, not EvaluationResult", None
+        if result.error:
+            return "evaluation_error", result.error, result
+        if result.evidence.errors:
+            # The engine records judge failures on the evidence and leaves the affected metrics undetermined.
+            message = "; ".join(sorted(set(result.evidence.errors.values())))
+            self._config.warn.warning("judge", "ragmetrics judge failed: %s", self._config.redactor.error(message))
+            if all(entry.score is None for entry in result.scores.values()):
+                return "judge_error", message, result
+        return None, None, result
+
+    def _emit(
+        self,
+        submission: Submission,
+        sample: RagSample | None,
+        result: EvaluationResult | None,
+        error: str | None,
+        started_ns: int,
+        finished_ns: int,
+    ) -> None:
+        if not self._config.runners:
+            return
+        redactor = self._config.redactor
+        view = None if sample is None else SampleView.of(sample, redactor)
+        subject = SpanRef.from_origin(submission.origin) or self._create_subject(submission.origin, view)
+        record = EvaluationRecord(
+            record_id=uuid.uuid4().hex,
+            origin=submission.origin,
+            decision=SamplingDecision.EVALUATED,
+            route=submission.route.name or "default",
+            rate=submission.route.rate,
+            subject=subject,
+            sample_id=None if sample is None else sample.id,
+            sample=view,
+            result=None if result is None else sanitize_result(result, redactor),
+            error=None if error is None else redactor.error(error),
+            judge=None if result is None else result.judge,
+            usage=result.usage if result is not None else Usage(),
+            submitted_ns=submission.submitted_ns,
+            started_ns=started_ns,
+            finished_ns=finished_ns,
+        )
+        for runner in self._config.runners:
+            if not runner.offer(record):
+                self._config.warn.warning(
+                    f"backlog:{runner.name}", "ragmetrics emitter %s is backlogged; dropping records", runner.name
+                )
+
+    def _create_subject(self, origin: Origin, view: SampleView | None) -> SpanRef | None:
+        factory = self._config.subject_factory
+        if factory is None:
+            return None
+        try:
+            return factory.create_subject_span(origin, view)
+        except Exception as exc:
+            self._config.warn.warning("subject", "ragmetrics could not create the RAG span: %s", _describe(exc))
+            return None
+
+
+def _to_sample(submission: Submission) -> RagSample:
+    sample = submission.sample
+    if isinstance(sample, RagSample):
+        return sample
+    if isinstance(sample, SampleDraft):
+        return sample.to_sample(sample_id=submission.origin.run_id)
+    raise TypeError(f"expected a RagSample or SampleDraft, got {type(sample).__name__}")
+
+
+def _describe_invalid(exc: Exception) -> str:
+    """Field names and messages only: pydantic's default text quotes the input, which may be private."""
+    if isinstance(exc, ValidationError):
+        return "; ".join(
+            f"{'.'.join(str(part) for part in error['loc']) or 'sample'}: {error['msg']}"
+            for error in exc.errors(include_input=False, include_url=False)
+        )
+    return str(exc)
+
+
+def _describe(exc: BaseException) -> str:
+    text = str(exc)
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__

@@ -1,0 +1,206 @@
+"""End to end against a real Arize Phoenix server: spans over OTLP HTTP, scores as span annotations.
+
+Starts ``phoenix serve`` on 127.0.0.1 (free ports, a temporary working directory, telemetry off), sends the
+app's RAG span and our evaluation through the OpenTelemetry SDK's OTLP HTTP exporter, posts annotations
+with ``PhoenixEmitter``, and reads everything back through ``phoenix.client``.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any, TypeVar
+
+import httpx
+import pytest
+
+from ragmetrics_core.engine import Evaluator
+from ragmetrics_core.online import OnlineEvaluator, OtelEmitter, PhoenixEmitter, current_origin
+from ragmetrics_core.online import semconv as sc
+from ragmetrics_core.online.types import Origin
+from tests.online.conftest import METRICS, paris_draft
+from tests.online.judges import ScriptedJudge
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        importlib.util.find_spec("phoenix.server") is None,
+        reason="the Phoenix server is not installed: pip install -e '.[e2e]'",
+    ),
+]
+
+EXPECTED = {"faithfulness": 0.5, "overall_precision": 0.5, "context_recall": 1.0, "hallucination": 0.5}
+T = TypeVar("T")
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def phoenix_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    workdir = tmp_path_factory.mktemp("phoenix")
+    port = free_port()
+    env = {
+        **os.environ,
+        "PHOENIX_WORKING_DIR": str(workdir),
+        "PHOENIX_TELEMETRY_ENABLED": "false",
+        "PHOENIX_HOST": "127.0.0.1",
+        "PHOENIX_PORT": str(port),
+        "PHOENIX_GRPC_PORT": str(free_port()),
+    }
+    log = (workdir / "server.log").open("wb")
+    server = subprocess.Popen(
+        [sys.executable, "-m", "phoenix.server.main", "serve"], env=env, stdout=log, stderr=subprocess.STDOUT
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        _wait_until_ready(server, url, workdir / "server.log")
+        yield url
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait(timeout=10)
+        log.close()
+
+
+def _wait_until_ready(server: subprocess.Popen[bytes], url: str, log: Path) -> None:
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            raise RuntimeError(f"phoenix serve exited with {server.returncode}:\n{log.read_text()[-3000:]}")
+        try:
+            if httpx.get(f"{url}/healthz", timeout=1).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.5)
+    raise RuntimeError(f"phoenix serve did not become ready:\n{log.read_text()[-3000:]}")
+
+
+def poll(fetch: Callable[[], T], done: Callable[[T], bool], timeout_s: float) -> T:
+    deadline = time.monotonic() + timeout_s
+    value = fetch()
+    while not done(value) and time.monotonic() < deadline:
+        time.sleep(0.5)
+        value = fetch()
+    return value
+
+
+def tracer_provider(url: str, project: str) -> Any:
+    from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+    from opentelemetry.sdk.resources import Resource
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import BatchSpanProcessor
+
+    provider = TracerProvider(resource=Resource.create({"openinference.project.name": project}))
+    provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter(endpoint=f"{url}/v1/traces")))
+    return provider
+
+
+def project_spans(client: Any, project: str) -> list[Any]:
+    """The project's spans; the project itself appears only once its first span is ingested."""
+    try:
+        return list(client.spans.get_spans(project_identifier=project))
+    except httpx.HTTPStatusError as exc:
+        if exc.response.status_code == 404:
+            return []
+        raise
+
+
+def annotations_by_name(client: Any, project: str, span_id: str) -> dict[str, Any]:
+    found = client.spans.get_span_annotations(span_ids=[span_id], project_identifier=project)
+    return {annotation["name"]: annotation for annotation in found}
+
+
+def assert_scores(annotations: dict[str, Any]) -> None:
+    assert set(annotations) == set(METRICS)
+    for metric, expected in EXPECTED.items():
+        annotation = annotations[metric]
+        assert annotation["annotator_kind"] == "LLM"
+        assert annotation["result"]["score"] == pytest.approx(expected)
+        assert annotation["result"]["label"] in ("pass", "fail")
+        assert annotation["metadata"]["judge"] == "scripted"
+
+
+def test_scores_reach_phoenix_under_the_apps_own_span(phoenix_url: str) -> None:
+    from phoenix.client import Client
+
+    project = f"ragmetrics-app-{uuid.uuid4().hex[:8]}"
+    provider = tracer_provider(phoenix_url, project)
+    online = OnlineEvaluator(
+        Evaluator(judge=ScriptedJudge(), metrics=list(METRICS)),
+        emitters=[OtelEmitter(tracer_provider=provider, log_events=False), PhoenixEmitter(base_url=phoenix_url)],
+    )
+    try:
+        with provider.get_tracer("app").start_as_current_span("rag-chain"):
+            origin = current_origin(framework="test", chain_name="qa", run_id="e2e-1")
+        provider.force_flush()  # the app's span reaches Phoenix first, as it would in production
+        online.submit(paris_draft(), origin)
+        assert online.flush(30)
+    finally:
+        assert online.shutdown(10)
+        provider.shutdown()
+
+    client = Client(base_url=phoenix_url)
+    spans = poll(lambda: project_spans(client, project), lambda s: len(s) >= 2, 30)
+    by_name = {span["name"]: span for span in spans}
+    rag, evaluation = by_name["rag-chain"], by_name[sc.EVALUATION_SPAN_NAME]
+    assert rag["context"]["span_id"] == f"{origin.span_id:016x}"
+    assert evaluation["context"]["trace_id"] == rag["context"]["trace_id"] == f"{origin.trace_id:032x}"
+    assert evaluation["parent_id"] == rag["context"]["span_id"]
+    assert evaluation["span_kind"] == "EVALUATOR"
+    assert evaluation["attributes"][sc.score_attribute("context_recall")] == pytest.approx(1.0)
+
+    annotations = poll(
+        lambda: annotations_by_name(client, project, rag["context"]["span_id"]),
+        lambda found: len(found) >= len(METRICS),
+        30,
+    )
+    assert_scores(annotations)
+
+
+def test_without_app_tracing_the_created_rag_span_carries_the_scores(phoenix_url: str) -> None:
+    from phoenix.client import Client
+
+    project = f"ragmetrics-untraced-{uuid.uuid4().hex[:8]}"
+    provider = tracer_provider(phoenix_url, project)
+    online = OnlineEvaluator(
+        Evaluator(judge=ScriptedJudge(), metrics=list(METRICS)),
+        emitters=[OtelEmitter(tracer_provider=provider, log_events=False), PhoenixEmitter(base_url=phoenix_url)],
+    )
+    started = time.time_ns()
+    try:
+        online.submit(paris_draft(), Origin(chain_name="support-bot", run_id="e2e-2", start_time_ns=started))
+        assert online.flush(30)
+    finally:
+        assert online.shutdown(10)
+        provider.shutdown()
+
+    client = Client(base_url=phoenix_url)
+    spans = poll(lambda: project_spans(client, project), lambda s: len(s) >= 2, 30)
+    by_name = {span["name"]: span for span in spans}
+    rag, evaluation = by_name["support-bot"], by_name[sc.EVALUATION_SPAN_NAME]
+    assert rag.get("parent_id") is None
+    assert evaluation["parent_id"] == rag["context"]["span_id"]
+    assert rag["span_kind"] == "CHAIN"
+    assert rag["attributes"]["input.value"] == "Where is Paris?"
+    # The annotation may have arrived before the span; Phoenix retries it every 10 s.
+    annotations = poll(
+        lambda: annotations_by_name(client, project, rag["context"]["span_id"]),
+        lambda found: len(found) >= len(METRICS),
+        60,
+    )
+    assert_scores(annotations)
