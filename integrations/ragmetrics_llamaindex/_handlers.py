@@ -19,7 +19,7 @@ from llama_index.core.instrumentation.events.llm import LLMChatEndEvent, LLMComp
 from llama_index.core.instrumentation.events.query import QueryEndEvent, QueryStartEvent
 from llama_index.core.instrumentation.events.retrieval import RetrievalEndEvent, RetrievalStartEvent
 from llama_index.core.instrumentation.span_handlers import BaseSpanHandler
-from pydantic import PrivateAttr
+from pydantic import BaseModel, Field
 
 from ragmetrics_llamaindex._capture import CaptureScope
 from ragmetrics_llamaindex._snapshot import (
@@ -87,20 +87,22 @@ def _drop_quietly(registry: TraceRegistry, trace: Trace) -> None:
 class SpanTap(BaseSpanHandler[Any]):
     """Maps every span to the trace of its root and finishes traces when their root span ends."""
 
-    _registry: TraceRegistry = PrivateAttr()
-    _capture: CaptureScope = PrivateAttr()
-    _chat_types: dict[type, bool] = PrivateAttr(default_factory=dict)
+    # Plain fields, not pydantic private attributes: those are read through ``__getattr__``, which costs
+    # microseconds on every span of every query.
+    registry: TraceRegistry = Field(exclude=True)
+    scope: CaptureScope = Field(exclude=True)
+    chat_types: dict[type, bool] = Field(default_factory=dict, exclude=True)
 
     def __init__(self, registry: TraceRegistry, capture: CaptureScope) -> None:
-        super().__init__()
-        self._registry = registry
-        self._capture = capture
+        # ``BaseSpanHandler.__init__`` only forwards its own defaults and cannot take our fields.
+        BaseModel.__init__(self, registry=registry, scope=capture)
+        self._lock = None
 
     def _is_chat_engine(self, cls: type) -> bool:
         # ``BaseChatEngine`` is an ABC, whose isinstance check costs more than a dict lookup on every span.
-        known = self._chat_types.get(cls)
+        known = self.chat_types.get(cls)
         if known is None:
-            known = self._chat_types[cls] = issubclass(cls, BaseChatEngine)
+            known = self.chat_types[cls] = issubclass(cls, BaseChatEngine)
         return known
 
     @classmethod
@@ -120,7 +122,7 @@ class SpanTap(BaseSpanHandler[Any]):
         try:
             self._enter(id_, bound_args, instance, parent_id, tags)
         except Exception:
-            _internal_error(self._registry, parent_id)
+            _internal_error(self.registry, parent_id)
 
     def _enter(
         self,
@@ -130,10 +132,10 @@ class SpanTap(BaseSpanHandler[Any]):
         parent_id: str | None,
         tags: dict[str, Any] | None,
     ) -> None:
-        registry = self._registry
+        registry = self.registry
         trace = registry.owners.get(parent_id) if parent_id is not None else None
         if trace is None:
-            trace = self._capture.current()
+            trace = self.scope.current()
         if trace is not None:
             if trace.settled:
                 return
@@ -157,7 +159,7 @@ class SpanTap(BaseSpanHandler[Any]):
         result: Any | None = None,
         **kwargs: Any,
     ) -> None:
-        registry = self._registry
+        registry = self.registry
         trace: Trace | None = None
         try:
             trace = registry.release_span(id_)
@@ -174,7 +176,7 @@ class SpanTap(BaseSpanHandler[Any]):
                 _drop_quietly(registry, trace)
 
     def _finish_root(self, trace: Trace, result: Any) -> None:
-        registry = self._registry
+        registry = self.registry
         limit = registry.options.max_text_chars
         if trace.kind is TraceKind.CHAT:
             nodes = source_nodes_of(result)
@@ -205,11 +207,11 @@ class SpanTap(BaseSpanHandler[Any]):
         **kwargs: Any,
     ) -> None:
         try:
-            trace = self._registry.release_span(id_)
+            trace = self.registry.release_span(id_)
             if trace is not None and id_ in (trace.root_id, trace.writer_span):
-                self._registry.drop(trace, Outcome.DROPPED_ERROR)
+                self.registry.drop(trace, Outcome.DROPPED_ERROR)
         except Exception:
-            _internal_error(self._registry, id_)
+            _internal_error(self.registry, id_)
 
     def new_span(
         self,
@@ -246,11 +248,10 @@ class SpanTap(BaseSpanHandler[Any]):
 class EventTap(BaseEventHandler):
     """Copies the question, nodes and answer of each traced query out of LlamaIndex's events."""
 
-    _registry: TraceRegistry = PrivateAttr()
+    registry: TraceRegistry = Field(exclude=True)
 
     def __init__(self, registry: TraceRegistry) -> None:
-        super().__init__()
-        self._registry = registry
+        super().__init__(registry=registry)
 
     @classmethod
     def class_name(cls) -> str:
@@ -260,9 +261,9 @@ class EventTap(BaseEventHandler):
         try:
             handler = _EVENT_HANDLERS.get(type(event))
             if handler is not None:
-                handler(self._registry, event)
+                handler(self.registry, event)
         except Exception:
-            _internal_error(self._registry, event.span_id)
+            _internal_error(self.registry, event.span_id)
 
 
 def _owner(registry: TraceRegistry, event: BaseEvent) -> Trace | None:
