@@ -88,3 +88,20 @@ def test_capture_without_instrumentation_is_inert(index: VectorStoreIndex, sink:
         capture.set_response("Madrid")
         assert not capture.active
     assert sink.items == []
+
+
+def test_nodes_from_outside_llamaindex_can_be_added(
+    index: VectorStoreIndex, sink: RecordingSink, instrumentor: RagMetricsInstrumentor
+) -> None:
+    from llama_index.core.schema import NodeWithScore, TextNode
+
+    external = NodeWithScore(node=TextNode(text="Madrid hosts the Prado.", id_="web-1"), score=0.7)
+    with instrumentor.capture("Where is the Prado?") as capture:
+        retrieved = index.as_retriever(similarity_top_k=1).retrieve("Prado museum")
+        capture.add_nodes([external, retrieved[0]])
+        capture.set_response("In Madrid.")
+    draft, _ = sink.only()
+    assert [(c.id, c.score) for c in draft.contexts] == [
+        (retrieved[0].node.node_id, retrieved[0].score),
+        ("web-1", 0.7),
+    ], "the retrieval's node comes first and is not repeated"
