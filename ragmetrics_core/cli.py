@@ -1,0 +1,249 @@
+"""``ragmetrics``: evaluate files of RAG samples, build reports, run the demo.
+
+Exit status: 0 when every row was evaluated, 1 when some input rows were skipped or some samples failed
+(the rest are still written), 2 for a usage error or an unreadable input, 130 when interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from ragmetrics_core.formats import InputError, RowError, parse_column_mapping
+from ragmetrics_core.judge_factory import JudgeConfigError, JudgeSettings
+from ragmetrics_core.report.summary import format_table, format_usage
+
+EXIT_OK, EXIT_PARTIAL, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    try:
+        code: int = args.handler(args)
+    except (InputError, JudgeConfigError, ValueError) as error:
+        print(f"ragmetrics: error: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("ragmetrics: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    return code
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="ragmetrics",
+        description="Claim-level RAG evaluation: RAGChecker and ragas-style metrics with an offline judge.",
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    _evaluate_parser(commands)
+    report = commands.add_parser("report", help="build the HTML report from a results file")
+    report.add_argument("results", help="a results file written by 'ragmetrics evaluate --out' (JSONL or CSV)")
+    report.add_argument("-o", "--out", required=True, help="where to write the HTML report")
+    report.add_argument("--title", default="ragmetrics report")
+    report.add_argument("--aggregate", choices=("determined", "ragchecker"), default="determined")
+    report.set_defaults(handler=_report)
+    demo = commands.add_parser(
+        "demo", help="run a small offline RAG app with the callback attached and print its scores"
+    )
+    demo.add_argument("--report", metavar="PATH", help="also write the HTML report of the demo run")
+    demo.add_argument(
+        "--plain", action="store_true", help="skip LangChain even when it is installed (plain retrieval loop)"
+    )
+    demo.set_defaults(handler=_demo)
+    metrics = commands.add_parser("metrics", help="list the metric ids with their direction and family")
+    metrics.set_defaults(handler=_metrics)
+    return parser
+
+
+def _evaluate_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    evaluate = commands.add_parser(
+        "evaluate",
+        help="score every sample of a JSONL/JSON/CSV/RAGChecker file",
+        description="Score every sample in INPUT; one result row per sample goes to --out as it finishes, "
+        "so an interrupted run resumes where it stopped when run again with the same --out.",
+    )
+    evaluate.add_argument("input", metavar="INPUT", help="input file, or - for standard input (JSONL)")
+    evaluate.add_argument(
+        "--format",
+        choices=("auto", "jsonl", "json", "csv", "ragchecker"),
+        default="auto",
+        help="input format (default: from the extension; ragchecker = RAGChecker's checking_outputs.json)",
+    )
+    evaluate.add_argument(
+        "--column",
+        action="append",
+        default=[],
+        metavar="FIELD=COLUMN",
+        help="read FIELD (user_input, retrieved_contexts, response, reference, id, metadata) from COLUMN; "
+        "repeatable, e.g. --column response=answer",
+    )
+    evaluate.add_argument("--metrics", help="comma-separated metric ids (default: all; see 'ragmetrics metrics')")
+    evaluate.add_argument(
+        "--judge",
+        choices=("embedded", "openai"),
+        default=os.environ.get("RAGMETRICS_JUDGE", "embedded"),
+        help="embedded (offline, default) or openai (any OpenAI-compatible endpoint); env RAGMETRICS_JUDGE",
+    )
+    evaluate.add_argument("--model", help="judge model (env RAGMETRICS_JUDGE_MODEL)")
+    evaluate.add_argument("--models", help="comma-separated judge models: an ensemble of several LLM judges")
+    evaluate.add_argument(
+        "--ensemble",
+        choices=("mean", "majority"),
+        default="mean",
+        help="with --models: average each judge's scores (mean), or take majority verdicts on shared claims",
+    )
+    evaluate.add_argument(
+        "--base-url", help="OpenAI-compatible base URL (env RAGMETRICS_JUDGE_BASE_URL or OPENAI_BASE_URL)"
+    )
+    evaluate.add_argument(
+        "--price",
+        metavar="PROMPT,COMPLETION",
+        help="US dollars per million prompt and completion tokens, for the cost estimate",
+    )
+    evaluate.add_argument(
+        "--cache", metavar="PATH", help="SQLite file caching judge calls (env RAGMETRICS_JUDGE_CACHE)"
+    )
+    evaluate.add_argument("--concurrency", type=int, default=4, help="samples evaluated at once (default 4)")
+    evaluate.add_argument("--limit", type=int, help="evaluate only the first N samples")
+    evaluate.add_argument("-o", "--out", help="results file, .jsonl (everything) or .csv (one column per score)")
+    evaluate.add_argument("--report", metavar="PATH", help="write the self-contained HTML report here")
+    evaluate.add_argument("--title", default=None, help="report title (default: the input's name)")
+    evaluate.add_argument(
+        "--aggregate",
+        choices=("determined", "ragchecker"),
+        help="means over determined scores (default), or RAGChecker's (undetermined counts as 0; the default "
+        "for --format ragchecker)",
+    )
+    progress = evaluate.add_mutually_exclusive_group()
+    progress.add_argument("--progress", dest="progress", action="store_true", default=None, help="always show")
+    progress.add_argument("--no-progress", dest="progress", action="store_false", help="never show a progress bar")
+    evaluate.set_defaults(handler=_evaluate)
+
+
+def _split(value: str | None) -> list[str]:
+    return [] if not value else [part.strip() for part in value.split(",") if part.strip()]
+
+
+def _price(value: str | None) -> tuple[float, float] | None:
+    if value is None:
+        return None
+    parts = _split(value)
+    try:
+        prompt, completion = (float(part) for part in parts)
+    except ValueError:
+        raise ValueError(
+            f"--price takes two numbers, PROMPT,COMPLETION (USD per million tokens), got {value!r}"
+        ) from None
+    if prompt < 0 or completion < 0:
+        raise ValueError("--price must not be negative")
+    return prompt, completion
+
+
+def _evaluate(args: argparse.Namespace) -> int:
+    from ragmetrics_core.batch import evaluate_file
+    from ragmetrics_core.report.html import write_report
+
+    metrics = _split(args.metrics) or None
+    if metrics is not None:
+        _check_metric_ids(metrics)
+    models = _split(args.models) or ([args.model] if args.model else [])
+    settings = JudgeSettings(
+        kind=args.judge,
+        models=models,
+        base_url=args.base_url,
+        cache_path=args.cache,
+        price=_price(args.price),
+        ensemble=args.ensemble,
+    )
+    if args.judge == "embedded" and (models or args.base_url or args.cache or args.price):
+        print(
+            "ragmetrics: note: --model/--models/--base-url/--cache/--price apply to --judge openai only",
+            file=sys.stderr,
+        )
+    run = evaluate_file(
+        args.input,
+        out=args.out,
+        format=args.format,
+        columns=parse_column_mapping(args.column),
+        metrics=metrics,
+        judge=settings,
+        concurrency=args.concurrency,
+        limit=args.limit,
+        progress=args.progress,
+        on_row_error=_print_row_error,
+        aggregate_mode=args.aggregate,
+    )
+    print(format_table(run.summary()))
+    print(format_usage(run.usage))
+    counts = f"{len(run.results)} samples: {run.evaluated} evaluated, {run.resumed} resumed, {run.failed} failed"
+    counts += f"; errors: {len(run.errors)} bad input row{'s' if len(run.errors) != 1 else ''} skipped"
+    if run.out is not None:
+        counts += f"; results in {run.out}"
+        if run.failed:
+            counts += " (run again to retry the failed samples)"
+    print(counts)
+    if args.report:
+        title = args.title or f"ragmetrics: {Path(args.input).name if args.input != '-' else 'stdin'}"
+        path = write_report(
+            run.results,
+            args.report,
+            samples=run.samples,
+            title=title,
+            aggregate_mode=run.aggregate_mode,
+            errors=run.errors,
+        )
+        print(f"report: {path}")
+    if run.interrupted:
+        print("interrupted: run the same command again to continue", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    return EXIT_PARTIAL if run.errors or run.failed else EXIT_OK
+
+
+def _print_row_error(error: RowError) -> None:
+    print(f"ragmetrics: skipped bad row: {error}", file=sys.stderr)
+
+
+def _check_metric_ids(metrics: Sequence[str]) -> None:
+    from ragmetrics_core.metrics import METRICS
+
+    unknown = [metric for metric in metrics if metric not in METRICS]
+    if unknown:
+        raise ValueError(f"unknown metric(s) {', '.join(unknown)}; known: {', '.join(METRICS)}")
+
+
+def _report(args: argparse.Namespace) -> int:
+    from ragmetrics_core.formats.results_io import read_results
+    from ragmetrics_core.metrics import METRICS
+    from ragmetrics_core.report.html import write_report
+
+    stored = read_results(args.results, {metric: spec.direction for metric, spec in METRICS.items()})
+    if not stored.rows:
+        raise ValueError(f"{args.results}: no results found")
+    results = [row.result for row in stored.rows.values()]
+    samples = {sample_id: row.sample for sample_id, row in stored.rows.items() if row.sample is not None}
+    path = write_report(results, args.out, samples=samples, title=args.title, aggregate_mode=args.aggregate)
+    print(f"report: {path}")
+    return EXIT_OK
+
+
+def _demo(args: argparse.Namespace) -> int:
+    from ragmetrics_core.demo import run_demo
+
+    return run_demo(report=args.report, use_langchain=not args.plain)
+
+
+def _metrics(args: argparse.Namespace) -> int:
+    from ragmetrics_core.metrics import METRICS
+
+    width = max(len(metric) for metric in METRICS)
+    for metric, spec in METRICS.items():
+        print(f"{metric:<{width}}  {spec.direction.value:<16}  {spec.family:<9}  {spec.description}")
+    return EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,228 @@
+"""``load_samples``: RAG samples out of a JSONL, JSON, CSV or RAGChecker file, or standard input."""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Literal, TextIO
+
+from pydantic import ValidationError
+
+from ragmetrics_core.evidence import Evidence, EvidencePart
+from ragmetrics_core.formats.columns import record_to_sample, sample_key
+from ragmetrics_core.formats.errors import InputError, RowError
+from ragmetrics_core.formats.ragchecker import RagCheckerFormatError, read_ragchecker
+from ragmetrics_core.formats.records import WRAPPER_KEYS, TableFormat, read_records
+from ragmetrics_core.sample import RagSample
+
+InputFormat = Literal["auto", "jsonl", "json", "csv", "ragchecker"]
+Source = str | Path | TextIO
+
+STDIN = "-"
+_RAGCHECKER_MARKERS = ("response_claims", "answer2response", "retrieved2response", "retrieved2answer")
+_EXTENSIONS: dict[str, TableFormat] = {".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json", ".csv": "csv"}
+
+
+@dataclass(frozen=True, slots=True)
+class LoadedSample:
+    """A sample with its id settled and where it came from; ``evidence`` when the file carried verdicts."""
+
+    sample: RagSample
+    source: str = ""
+    line: int | None = None
+    item: int | None = None
+    evidence: Evidence | None = None
+
+    @property
+    def id(self) -> str:
+        assert self.sample.id is not None  # iter_samples always settles the id
+        return self.sample.id
+
+
+def iter_samples(
+    source: Source, *, format: InputFormat = "auto", columns: Mapping[str, str] | None = None
+) -> Iterator[LoadedSample | RowError]:
+    """Yield each row as a :class:`LoadedSample` or, when it is bad, a :class:`RowError`; never stop early
+    for a bad row.
+
+    Every sample gets an id: its own (``id`` column), else a stable hash of its content, with ``#2``,
+    ``#3`` appended for repeated identical rows so that resumed runs can tell them apart. A repeated
+    explicit id is an error for the later row.
+
+    A ``.json`` file shaped like RAGChecker's ``checking_outputs.json`` is read as RAGChecker (with its
+    claims and verdicts as the samples' evidence) even without ``format="ragchecker"``.
+
+    Raises :class:`InputError` only when the source cannot be read at all (missing file, unknown format).
+    """
+    name, stream, owned = _open(source)
+    try:
+        fmt = _settle_format(format, name)
+        rows: Iterator[LoadedSample | RowError]
+        if fmt == "ragchecker":
+            rows = _ragchecker_rows(stream.read(), name)
+        elif format == "auto" and fmt in ("json", None):
+            # Only the content tells a RAGChecker file from rows, and (stdin) a JSON document from JSON lines.
+            text = stream.read()
+            if _is_ragchecker_output(text):
+                rows = _ragchecker_rows(text, name)
+            else:
+                by_content: TableFormat = "json" if fmt == "json" or _looks_like_json_document(text) else "jsonl"
+                rows = _table_rows(io.StringIO(text), by_content, name, columns)
+        else:
+            assert fmt is not None
+            rows = _table_rows(stream, fmt, name, columns)
+        yield from _settle_ids(rows)
+    finally:
+        if owned:
+            stream.close()
+
+
+def load_samples(
+    source: Source,
+    *,
+    format: InputFormat = "auto",
+    columns: Mapping[str, str] | None = None,
+    on_error: Callable[[RowError], None] | None = None,
+) -> list[RagSample]:
+    """All samples in ``source``.
+
+    ``columns`` maps our fields to the file's column names (``{"response": "answer"}``). A bad row raises
+    :class:`InputError` (with file, line, field and what was expected), unless ``on_error`` is given: then
+    it is called with the :class:`RowError` and the row is skipped.
+    """
+    samples: list[RagSample] = []
+    for row in iter_samples(source, format=format, columns=columns):
+        if isinstance(row, RowError):
+            if on_error is None:
+                raise InputError(row)
+            on_error(row)
+        else:
+            samples.append(row.sample)
+    return samples
+
+
+def _open(source: Source) -> tuple[str, TextIO, bool]:
+    if isinstance(source, io.TextIOBase) or hasattr(source, "read"):
+        stream = source if not isinstance(source, str | Path) else None
+        assert stream is not None
+        return getattr(stream, "name", "<stream>"), stream, False
+    if str(source) == STDIN:
+        return "<stdin>", sys.stdin, False
+    path = Path(source)
+    try:
+        # newline="" lets the csv module see quoted line breaks; the JSON readers do not care.
+        return str(path), path.open(encoding="utf-8-sig", errors="surrogateescape", newline=""), True
+    except OSError as error:
+        raise InputError(RowError(str(path), f"cannot open: {error.strerror or error}")) from None
+
+
+def _settle_format(fmt: InputFormat, name: str) -> TableFormat | Literal["ragchecker"] | None:
+    """The format from the option or the extension; ``None`` when only the content can tell."""
+    if fmt != "auto":
+        return fmt
+    suffix = Path(name).suffix.lower()
+    if suffix in _EXTENSIONS:
+        return _EXTENSIONS[suffix]
+    if name == "<stdin>" or not suffix:
+        return None
+    raise InputError(
+        RowError(
+            name,
+            f"cannot tell the format from the extension {suffix!r}; pass --format jsonl|json|csv|ragchecker",
+        )
+    )
+
+
+def _looks_like_json_document(text: str) -> bool:
+    """A JSON array, or one object wrapping rows; anything else is read as JSON lines."""
+    body = text.lstrip()
+    if body.startswith("["):
+        return True
+    if not body.startswith("{"):
+        return False
+    try:
+        value = json.loads(body)
+    except json.JSONDecodeError:
+        return False  # several objects, one per line
+    return isinstance(value, dict) and any(isinstance(value.get(key), list) for key in WRAPPER_KEYS)
+
+
+def _table_rows(
+    stream: TextIO, fmt: TableFormat, name: str, columns: Mapping[str, str] | None
+) -> Iterator[LoadedSample | RowError]:
+    for record in read_records(stream, fmt, name):
+        if isinstance(record, RowError):
+            yield record
+            continue
+        sample = record_to_sample(record, columns)
+        if isinstance(sample, RowError):
+            yield sample
+        else:
+            yield LoadedSample(sample, source=name, line=record.line, item=record.item)
+
+
+def _ragchecker_rows(text: str, name: str) -> Iterator[LoadedSample | RowError]:
+    """Each RAGChecker result on its own, so one malformed result is skipped rather than losing the file."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        yield RowError(name, f"not valid JSON ({error.msg} at column {error.colno})", line=error.lineno)
+        return
+    if not isinstance(data, dict) or not isinstance(data.get("results"), list):
+        yield RowError(name, "expected RAGChecker JSON: an object with a 'results' list", line=1)
+        return
+    for index, item in enumerate(data["results"]):
+        try:
+            [(sample, evidence)] = read_ragchecker({"results": [item]})
+        except (RagCheckerFormatError, ValidationError) as error:
+            message = str(error).replace("results[0]", f"results[{index}]", 1)
+            yield RowError(name, message, item=index)
+            continue
+        has_evidence = any(evidence.has(part) for part in EvidencePart)
+        yield LoadedSample(sample, source=name, item=index, evidence=evidence if has_evidence else None)
+
+
+def _is_ragchecker_output(text: str) -> bool:
+    """A JSON document shaped like RAGChecker's checking_outputs.json (results carrying verdict matrices)."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError:
+        return False
+    results = data.get("results") if isinstance(data, dict) else None
+    if not isinstance(results, list) or not results or not isinstance(results[0], dict):
+        return False
+    return any(key in results[0] for key in _RAGCHECKER_MARKERS)
+
+
+def _settle_ids(rows: Iterator[LoadedSample | RowError]) -> Iterator[LoadedSample | RowError]:
+    seen_explicit: dict[str, LoadedSample] = {}
+    hash_counts: dict[str, int] = {}
+    for row in rows:
+        if isinstance(row, RowError):
+            yield row
+            continue
+        explicit = row.sample.id
+        if explicit is not None:
+            first = seen_explicit.get(explicit)
+            if first is not None:
+                where = f"line {first.line}" if first.line is not None else f"item {first.item}"
+                yield RowError(
+                    row.source,
+                    f"duplicate id {explicit!r} (first used at {where}); ids must be unique",
+                    line=row.line,
+                    item=row.item,
+                    field="id",
+                )
+                continue
+            seen_explicit[explicit] = row
+            yield row
+            continue
+        key = sample_key(row.sample)
+        count = hash_counts.get(key, 0) + 1
+        hash_counts[key] = count
+        settled = key if count == 1 else f"{key}#{count}"
+        yield replace(row, sample=row.sample.model_copy(update={"id": settled}))

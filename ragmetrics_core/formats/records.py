@@ -1,0 +1,148 @@
+"""Raw rows out of JSONL, JSON and CSV text, each tagged with where it came from.
+
+Rows are plain dicts; turning them into samples (and naming bad fields) is :mod:`.columns`' job. A row
+that cannot be parsed at all becomes a :class:`RowError` and reading goes on with the next one, except in
+a JSON array, where a syntax error leaves no safe place to resume.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any, Literal, TextIO
+
+from ragmetrics_core.formats.errors import RowError, describe_value
+
+TableFormat = Literal["jsonl", "json", "csv"]
+
+# Keys under which a JSON object may wrap its list of rows (RAGChecker uses "results").
+WRAPPER_KEYS = ("samples", "results", "data", "rows")
+
+# A CSV cell holding a whole document can be large; the csv module's default limit (128 KiB) is too small.
+csv.field_size_limit(min(sys.maxsize, 2**31 - 1))
+
+
+@dataclass(frozen=True, slots=True)
+class RawRecord:
+    source: str
+    data: dict[str, Any]
+    line: int | None = None
+    item: int | None = None
+    from_csv: bool = False
+
+
+def read_records(stream: TextIO, fmt: TableFormat, source: str) -> Iterator[RawRecord | RowError]:
+    if fmt == "jsonl":
+        yield from _jsonl(stream, source)
+    elif fmt == "csv":
+        yield from _csv(stream, source)
+    else:
+        yield from _json(stream.read(), source)
+
+
+def _jsonl(stream: TextIO, source: str) -> Iterator[RawRecord | RowError]:
+    for number, text in enumerate(stream, start=1):
+        if not text.strip():
+            continue
+        try:
+            value = json.loads(text)
+        except json.JSONDecodeError as error:
+            yield RowError(source, f"not valid JSON ({error.msg} at column {error.colno})", line=number)
+            continue
+        if not isinstance(value, dict):
+            yield RowError(source, f"expected a JSON object per line, got {describe_value(value)}", line=number)
+            continue
+        yield RawRecord(source, value, line=number)
+
+
+def _csv(stream: TextIO, source: str) -> Iterator[RawRecord | RowError]:
+    reader = csv.DictReader(stream, restkey="\x00extra")
+    if reader.fieldnames is None:
+        return
+    header_width = len(reader.fieldnames)
+    start = reader.line_num + 1
+    for row in reader:
+        extra = row.pop("\x00extra", None)
+        if extra is not None:
+            yield RowError(
+                source,
+                f"row has {header_width + len(extra)} cells, the header has {header_width}",
+                line=start,
+            )
+        else:
+            yield RawRecord(source, dict(row), line=start, from_csv=True)
+        start = reader.line_num + 1
+
+
+def _json(text: str, source: str) -> Iterator[RawRecord | RowError]:
+    body = text.lstrip()
+    if body.startswith("["):
+        yield from _json_array(text, source)
+        return
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as error:
+        yield RowError(source, f"not valid JSON ({error.msg} at column {error.colno})", line=error.lineno)
+        return
+    if isinstance(value, dict):
+        for key in WRAPPER_KEYS:
+            rows = value.get(key)
+            if isinstance(rows, list):
+                for index, row in enumerate(rows):
+                    if isinstance(row, dict):
+                        yield RawRecord(source, row, item=index)
+                    else:
+                        yield RowError(source, f"expected an object, got {describe_value(row)}", item=index, field=key)
+                return
+        yield RawRecord(source, value, line=1)
+        return
+    yield RowError(source, f"expected a JSON array or object of samples, got {describe_value(value)}", line=1)
+
+
+def _json_array(text: str, source: str) -> Iterator[RawRecord | RowError]:
+    """Walk a top-level JSON array element by element, so each row knows the line it starts on."""
+    decoder = json.JSONDecoder()
+    position = _skip_space(text, text.index("[") + 1)
+    if position < len(text) and text[position] == "]":
+        return
+    index = 0
+    while True:
+        line = text.count("\n", 0, position) + 1
+        try:
+            value, position = decoder.raw_decode(text, position)
+        except json.JSONDecodeError as error:
+            yield RowError(
+                source,
+                f"not valid JSON ({error.msg} at line {error.lineno} column {error.colno}); "
+                "the rest of the file is skipped",
+                line=line,
+                item=index,
+            )
+            return
+        if isinstance(value, dict):
+            yield RawRecord(source, value, line=line, item=index)
+        else:
+            yield RowError(source, f"expected an object, got {describe_value(value)}", line=line, item=index)
+        index += 1
+        position = _skip_space(text, position)
+        separator = text[position] if position < len(text) else ""
+        if separator == "]":
+            return
+        if separator != ",":
+            found = repr(separator) if separator else "the end of the file"
+            yield RowError(
+                source,
+                f"expected ',' or ']' after item {index - 1}, found {found}; the rest of the file is skipped",
+                line=text.count("\n", 0, position) + 1,
+            )
+            return
+        position = _skip_space(text, position + 1)
+
+
+def _skip_space(text: str, position: int) -> int:
+    while position < len(text) and text[position] in " \t\r\n":
+        position += 1
+    return position

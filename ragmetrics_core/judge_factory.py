@@ -1,0 +1,98 @@
+"""Build the evaluator the command line (or a config) asks for: the embedded judge, one LLM judge, or an
+ensemble of several. Optional judges are imported only when used."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
+
+from ragmetrics_core.engine import Evaluator
+from ragmetrics_core.judges.base import Judge
+
+if TYPE_CHECKING:
+    from ragmetrics_core.batch import SampleEvaluator
+    from ragmetrics_core.metrics import MetricOptions
+
+JudgeKind = Literal["embedded", "openai"]
+EnsembleMode = Literal["mean", "majority"]
+
+
+class JudgeConfigError(ValueError):
+    """The requested judge cannot be built (missing model, missing package, bad setting)."""
+
+
+@dataclass(frozen=True, slots=True)
+class JudgeSettings:
+    """What judge to use.
+
+    ``models``: one model, or several for an ensemble (``ensemble``: ``mean`` of each judge's scores, or
+    ``majority`` verdicts over shared claims). Unset values come from the environment
+    (``RAGMETRICS_JUDGE_MODEL``, ``RAGMETRICS_JUDGE_BASE_URL`` / ``OPENAI_BASE_URL``,
+    ``RAGMETRICS_JUDGE_API_KEY`` / ``OPENAI_API_KEY``, ``RAGMETRICS_JUDGE_CACHE``).
+    ``price``: US dollars per million prompt and completion tokens, for the cost estimate.
+    """
+
+    kind: JudgeKind = "embedded"
+    models: Sequence[str] = ()
+    base_url: str | None = None
+    cache_path: str | None = None
+    price: tuple[float, float] | None = None
+    concurrency: int | None = None
+    ensemble: EnsembleMode = "mean"
+
+
+def build_evaluator(
+    settings: JudgeSettings, metrics: Sequence[str] | None = None, options: MetricOptions | None = None
+) -> SampleEvaluator:
+    """An :class:`~ragmetrics_core.engine.Evaluator` with the judge of ``settings``, or an
+    ``EnsembleEvaluator`` when several models are given."""
+    judges = build_judges(settings)
+    if len(judges) <= 1:
+        return Evaluator(judge=judges[0] if judges else None, metrics=metrics, options=options)
+    try:
+        from ragmetrics_core.judges.ensemble import EnsembleEvaluator
+    except ImportError as error:
+        raise JudgeConfigError(f"several --models need the ensemble judge, which is not available ({error})") from None
+    return EnsembleEvaluator(judges, metrics=metrics, options=options, aggregate=settings.ensemble)
+
+
+def build_judges(settings: JudgeSettings) -> list[Judge]:
+    """One judge per model; none for the embedded judge (the engine's default)."""
+    if settings.kind == "embedded":
+        return []
+    if settings.kind == "openai":
+        return _openai(settings)
+    raise JudgeConfigError(f"unknown judge {settings.kind!r}; use embedded or openai")
+
+
+def _openai(settings: JudgeSettings) -> list[Judge]:
+    try:
+        from ragmetrics_core.judges.openai import OpenAIJudge, OpenAIJudgeConfig
+        from ragmetrics_core.judges.pricing import ModelPrice, PriceTable
+    except ImportError as error:
+        raise JudgeConfigError(
+            f"the OpenAI judge is not available ({error}); install it with: pip install 'ragmetrics[openai]'"
+        ) from None
+    judges: list[Judge] = []
+    # No model given: one judge whose model comes from the environment (RAGMETRICS_JUDGE_MODEL).
+    for model in list(settings.models) or [""]:
+        overrides: dict[str, object] = {}
+        if model:
+            overrides["model"] = model
+        if settings.base_url is not None:
+            overrides["base_url"] = settings.base_url
+        if settings.cache_path is not None:
+            overrides["cache_path"] = settings.cache_path
+        if settings.concurrency is not None:
+            overrides["concurrency"] = settings.concurrency
+        try:
+            config = OpenAIJudgeConfig.from_env(None, **overrides)
+            if settings.price is not None:
+                prompt, completion = settings.price
+                price = ModelPrice(prompt_per_million=prompt, completion_per_million=completion)
+                config = config.model_copy(update={"prices": PriceTable(models={config.model: price})})
+        except ValueError as error:
+            raise JudgeConfigError(f"cannot configure the OpenAI judge: {error}") from None
+        judges.append(OpenAIJudge(config))
+    return judges

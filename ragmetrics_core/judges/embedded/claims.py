@@ -1,0 +1,354 @@
+"""Claim extraction: sentences, then clauses, then list items, each made to stand on its own.
+
+A compound sentence is split where a coordinating conjunction, a relative pronoun or a participle opens a
+clause with its own predicate ("France is in Western Europe, and its capital is Paris"); the sentence subject
+is carried into clauses that lack one ("its capital" → "France's capital", ", known for X" → "X is known for
+…"). Enumerations of three or more short items become one claim per item. A leading pronoun is replaced by
+the previous sentence's subject when that subject names something. Claims keep the input's language.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ragmetrics_core.evidence import Claim
+from ragmetrics_core.judges.embedded import lexicon
+from ragmetrics_core.judges.embedded.lexicon import words
+from ragmetrics_core.judges.embedded.memo import text_cache
+from ragmetrics_core.judges.embedded.normalize import has_content_word, terms
+from ragmetrics_core.judges.embedded.segment import language, sentences
+
+MAX_CLAIMS = 64
+"""Claims kept per text: a 1 MB response is judged on its first 64 claims (documented cap)."""
+
+_SPACE_BEFORE_PUNCT_RE = re.compile(r"\s+([,.;:!?])")
+# Leading discourse markers and hedges: "yes, I think that X" asserts X.
+_HEDGE_RE = re.compile(
+    r"^(?:(?:yes|yeah|yep|no|nope|well|oh|so|ok|okay|haha|hmm|actually|indeed|sure|right|да|нет|ну|что ж|嗯|是的)"
+    r"[\s,!.]+)*(?:(?:i|we) (?:think|believe|guess|know|heard|read|suppose|feel)(?: that)?[\s,]+"
+    r"|(?:я думаю|мне кажется|я считаю|по-моему)(?:,? что)?[\s,]+|我(?:认为|觉得|想)[,，]?)?",
+    re.IGNORECASE,
+)
+_EN_SPLIT_RE = re.compile(
+    r",\s+(?P<conj>and|but|while|whereas|yet|so|although|though)\s+"
+    r"|,\s+(?P<rel>which|who)\s+"
+    r"|,\s+(?P<part>" + "|".join(sorted(lexicon.EN_PARTICIPLE_OPENERS)) + r")\s+"
+    r"|\s+(?P<pron>and|but)\s+(?=(?:its|his|her|their|it|he|she|they)\s)"
+    r"|\s+(?P<verb>and|but)\s+(?=(?:"
+    + "|".join(sorted(lexicon.EN_AUXILIARIES | lexicon.EN_CLAUSE_VERBS))
+    + r")\s)",
+    re.IGNORECASE,
+)
+_RU_SPLIT_RE = re.compile(
+    r",\s+(?P<conj>а|но|однако|зато|причем|и|хотя)\s+|,\s+(?P<rel>который|которая|которое|которые|где)\s+",
+    re.IGNORECASE,
+)
+_ZH_SPLIT_RE = re.compile(r"[,、]")
+_ZH_SUBJECT_END_RE = re.compile(r"是|位于|成立|拥有|以|为|在|有|于")
+_ZH_VERB_START = ("以", "为", "成立", "位于", "是", "拥有", "通过", "管理", "在", "于", "被", "建", "有")
+_ZH_PRONOUNS = ("它", "他", "她", "其", "该")
+_WORD_RE = re.compile(r"\S+")
+_RU_VERB_RE = re.compile(r"(?:л|ла|ло|ли|ет|ит|ют|ут|ат|ят|ется|ится|ются|ятся|ено|ена|ен|ан|ана|ано)$")
+_EN_COMMON_VERBS = frozenset(
+    words("won wrote led made took went became began founded built has have had won lost gave got ran held left "
+    "includes contains uses serves remains plays lives works")
+)
+# Participles describing a lasting state ("located in"), as opposed to a past event ("founded in").
+_STATE_PARTICIPLES = frozenset(
+    words("known located based headquartered situated owned operated managed used called named considered regarded")
+)
+_EN_ARGUMENT_PREPOSITIONS = frozenset(
+    words("in on at for with from during near through via across under over between among within by")
+)
+_RU_ARGUMENT_PREPOSITIONS = frozenset(words("в во на с со для из от при через под над между около возле"))
+# Words after which a preposition belongs to a fixed phrase ("known for", "due to", "such as").
+_NO_SPLIT_BEFORE = frozenset(words("known called used made based located due such as one part rather well"))
+_EN_DETERMINERS = frozenset(words("the a an this that these those some many most other such"))
+
+
+def extract_claims(text: str) -> list[Claim]:
+    """The atomic claims of ``text`` (at most :data:`MAX_CLAIMS`)."""
+    if not text or not text.strip():
+        return []
+    return list(_claims(text))
+
+
+@text_cache(maxsize=256, max_chars=20_000)
+def _claims(text: str) -> tuple[Claim, ...]:
+    # Memoised (claims are immutable): questions and checks re-read the claims of the same response.
+    claims: list[Claim] = []
+    previous_subject: str | None = None
+    for sentence in sentences(text):
+        sentence = _SPACE_BEFORE_PUNCT_RE.sub(r"\1", sentence)
+        if sentence.endswith("?"):
+            continue  # a question asserts nothing
+        sentence = _HEDGE_RE.sub("", sentence, count=1)
+        lang = language(sentence)
+        if lang == "zh":
+            pieces, subject = _split_zh(sentence, previous_subject)
+        elif lang == "ru":
+            pieces, subject = _split_western(sentence, previous_subject, ru=True)
+        else:
+            pieces, subject = _split_western(sentence, previous_subject, ru=False)
+        for piece in pieces:
+            cleaned = piece.strip(" ,;:-—")
+            if _has_content(cleaned) and terms(cleaned).total > 0:
+                claims.append(Claim(text=cleaned))
+                if len(claims) >= MAX_CLAIMS:
+                    return tuple(claims)
+        if subject is not None:
+            previous_subject = subject
+    return tuple(claims)
+
+
+def _has_content(text: str) -> bool:
+    return any(char.isalnum() for char in text)
+
+
+def _split_western(sentence: str, previous_subject: str | None, *, ru: bool) -> tuple[list[str], str | None]:
+    sentence = _resolve_leading_pronoun(sentence, previous_subject, ru=ru)
+    body = sentence.rstrip(" .!?…")
+    subject = _subject(body, ru=ru)
+    pieces: list[str] = []
+    for part in re.split(r"\s*;\s*", body):
+        pieces.extend(_split_clauses(part, subject, ru=ru))
+    expanded: list[str] = []
+    for piece in pieces:
+        for item in _split_list(piece):
+            expanded.extend(_split_arguments(item, ru=ru))
+    return expanded, subject if _names_something(subject) else None
+
+
+def _split_arguments(clause: str, *, ru: bool) -> list[str]:
+    """One claim per adverbial argument, like a triplet extractor would give.
+
+    "Paterson died on November 10, 2018, at the age of 78" → "Paterson died on November 10, 2018" and
+    "Paterson died at the age of 78". Only clauses with two or more such prepositional phrases are split,
+    each phrase keeping the head of the clause (everything before the first phrase).
+    """
+    prepositions = _RU_ARGUMENT_PREPOSITIONS if ru else _EN_ARGUMENT_PREPOSITIONS
+    words = clause.split()
+    starts = [
+        index for index, word in enumerate(words)
+        if index >= 2 and word.casefold() in prepositions and words[index - 1].casefold() not in _NO_SPLIT_BEFORE
+    ]
+    if len(starts) < 2:
+        return [clause]
+    head = words[: starts[0]]
+    if not has_content_word(head):
+        return [clause]
+    phrases = [words[start:end] for start, end in zip(starts, [*starts[1:], len(words)], strict=True)]
+    if not all(has_content_word(phrase[1:]) for phrase in phrases):
+        return [clause]
+    return [" ".join([*head, *phrase]).rstrip(",") for phrase in phrases]
+
+
+def _split_clauses(part: str, subject: str | None, *, ru: bool) -> list[str]:
+    pattern = _RU_SPLIT_RE if ru else _EN_SPLIT_RE
+    clauses: list[str] = []
+    cursor = 0
+    left = part
+    pending_kind: str | None = None
+    pending_word = ""
+    for match in pattern.finditer(part):
+        if match.start() < cursor:
+            continue
+        right = part[match.end() :]
+        kind = match.lastgroup or ""
+        if kind == "conj" and (_closes_list(part[cursor : match.start()]) or not _is_clause(right, ru=ru)):
+            continue
+        if kind == "verb":
+            kind = "conj"
+        head = part[cursor : match.start()]
+        if kind in {"rel", "part"} and "," in right and len(head.split()) <= 4:
+            # "Paris, which is the capital of France, has 2 million people" / "The tower, located in Paris,
+            # was completed in 1889": the inserted clause sits inside the main clause, which continues after
+            # the next comma.
+            inner, _, rest = right.partition(",")
+            if kind == "rel":
+                clauses.append(f"{_antecedent(head)} {inner.strip()}")
+            else:
+                word = match.group(kind)
+                copula = "is" if word.casefold() in _STATE_PARTICIPLES else "was"
+                clauses.append(f"{head.strip()} {copula} {word} {inner.strip()}")
+            part = f"{part[:match.start()]} {rest.strip()}"
+            return [*clauses, *_split_clauses(part[cursor:], subject, ru=ru)]
+        clauses.append(_complete(part[cursor : match.start()], pending_kind, pending_word, subject, left, ru=ru))
+        left = part[cursor : match.start()]
+        pending_kind, pending_word = kind, match.group(kind)
+        cursor = match.end()
+    clauses.append(_complete(part[cursor:], pending_kind, pending_word, subject, left, ru=ru))
+    return clauses
+
+
+def _complete(clause: str, kind: str | None, word: str, subject: str | None, left: str, *, ru: bool) -> str:
+    """Make a clause stand alone by giving it the subject it lost when the sentence was split."""
+    clause = clause.strip()
+    if kind is None or not clause:
+        return clause
+    if kind == "rel":
+        return f"{_antecedent(left)} {clause}".strip()
+    if subject is None:
+        return clause
+    if kind == "part":
+        copula = "was" if re.search(r"\b(?:was|were)\b", left, re.IGNORECASE) else "is"
+        return f"{subject} {copula} {word} {clause}"
+    words = clause.split()
+    first = words[0].casefold()
+    pronouns = lexicon.RU_PRONOUN_SUBJECTS if ru else lexicon.EN_PRONOUN_SUBJECTS
+    if first in pronouns:
+        replacement = f"{subject}'s" if first in {"its", "his", "her", "their"} and not ru else subject
+        return " ".join([replacement, *words[1:]])
+    if _starts_with_verb(words, ru=ru):
+        return f"{subject} {clause}"
+    return clause
+
+
+def _closes_list(left: str) -> bool:
+    """Whether ", and" ends an enumeration ("A, B, and C") rather than joining two clauses."""
+    head, comma, last_item = left.rpartition(",")
+    return bool(comma) and bool(head.strip()) and len(last_item.split()) <= 4
+
+
+def _is_clause(right: str, *, ru: bool) -> bool:
+    words = right.split()
+    if len(words) < 2:
+        return False
+    head = [word.casefold().strip(",.") for word in words[:7]]
+    if ru:
+        return head[0] in lexicon.RU_PRONOUN_SUBJECTS or any(
+            _RU_VERB_RE.search(word) or word in lexicon.RU_COPULAS or word == "—" for word in head
+        )
+    if head[0] in lexicon.EN_PRONOUN_SUBJECTS or head[0] in {"there", "i", "we", "you"}:
+        return True
+    if any(word in lexicon.EN_AUXILIARIES or word in _EN_COMMON_VERBS for word in head):
+        return True
+    if len(words) >= 3 and words[0][:1].islower() and head[0] not in lexicon.EN_STOPWORDS:
+        return head[0] not in _EN_DETERMINERS and (head[0].endswith(("ed", "s")) or len(words) >= 4)
+    return False
+
+
+def _starts_with_verb(words: list[str], *, ru: bool) -> bool:
+    first = words[0].casefold()
+    if ru:
+        return bool(_RU_VERB_RE.search(first)) or first in lexicon.RU_COPULAS
+    if first in lexicon.EN_AUXILIARIES or first in _EN_COMMON_VERBS:
+        return True
+    return words[0][:1].islower() and first not in lexicon.EN_STOPWORDS and first not in _EN_DETERMINERS
+
+
+def _subject(body: str, *, ru: bool) -> str | None:
+    """The words before the first verb of a sentence, when they come early enough to be its subject."""
+    words = _WORD_RE.findall(body)
+    for index, word in enumerate(words[:12]):
+        lower = word.casefold().strip(",")
+        is_verb = (
+            lower in lexicon.RU_COPULAS or lower == "—" or (bool(_RU_VERB_RE.search(lower)) and index > 0)
+            if ru
+            else lower in lexicon.EN_AUXILIARIES or lower in _EN_COMMON_VERBS
+        )
+        if is_verb:
+            if index == 0:
+                return None
+            head = words[:index]
+            for position, candidate in enumerate(head):
+                if candidate.endswith(","):
+                    head = head[: position + 1]
+                    break
+            subject = " ".join(head).strip(",")
+            first = words[0].casefold()
+            if first in (lexicon.RU_PRONOUN_SUBJECTS if ru else lexicon.EN_PRONOUN_SUBJECTS):
+                return None
+            return subject
+    return None
+
+
+def _names_something(subject: str | None) -> bool:
+    return subject is not None and len(subject.split()) <= 8 and any(word[:1].isupper() for word in subject.split())
+
+
+def _resolve_leading_pronoun(sentence: str, previous_subject: str | None, *, ru: bool) -> str:
+    if previous_subject is None:
+        return sentence
+    words = sentence.split(maxsplit=1)
+    if len(words) < 2:
+        return sentence
+    first = words[0].casefold()
+    if ru and first in {"он", "она", "оно", "они"}:
+        return f"{previous_subject} {words[1]}"
+    if not ru and first in {"it", "he", "she", "they"}:
+        return f"{previous_subject} {words[1]}"
+    if not ru and first in {"its", "his", "her", "their"}:
+        return f"{previous_subject}'s {words[1]}"
+    return sentence
+
+
+def _antecedent(left: str) -> str:
+    """The noun phrase a relative clause hangs on: the last few words before the comma."""
+    words = left.split()
+    tail: list[str] = []
+    for word in reversed(words[-4:]):
+        if tail and word.casefold() in lexicon.EN_STOPWORDS | lexicon.RU_STOPWORDS:
+            break
+        tail.insert(0, word)
+    return " ".join(tail)
+
+
+def _split_list(clause: str) -> list[str]:
+    """"X uses A, B, and C" → "X uses A", "X uses B", "X uses C" when the items are short."""
+    parts = [part.strip() for part in clause.split(",")]
+    if len(parts) < 3:
+        return [clause]
+    last_words = parts[-1].split()
+    if not last_words or last_words[0].casefold() not in {"and", "or", "и", "или"}:
+        return [clause]
+    middle = parts[1:-1]
+    if any(len(item.split()) > 4 or not item for item in middle):
+        return [clause]
+    head_words = parts[0].split()
+    if len(head_words) < 2:
+        return [clause]
+    first_item_len = _first_item_length(head_words, middle)
+    prefix = " ".join(head_words[:-first_item_len])
+    items = [" ".join(head_words[-first_item_len:]), *middle, " ".join(last_words[1:])]
+    return [f"{prefix} {item}".strip() for item in items if item]
+
+
+def _first_item_length(head_words: list[str], middle: list[str]) -> int:
+    if middle[0][:1].isupper():
+        length = 0
+        for word in reversed(head_words):
+            if not word[:1].isupper():
+                break
+            length += 1
+        if 0 < length < len(head_words):
+            return length
+    return 1
+
+
+def _split_zh(sentence: str, previous_subject: str | None) -> tuple[list[str], str | None]:
+    body = sentence.rstrip("。!?;. ")
+    if previous_subject and body.startswith(_ZH_PRONOUNS):
+        body = previous_subject + body[1:]
+    raw = [piece.strip() for piece in _ZH_SPLIT_RE.split(body)]
+    pieces: list[str] = []
+    for piece in raw:
+        if (pieces and _cjk_count(piece) < 4) or (pieces and _cjk_count(pieces[-1]) < 4):
+            pieces[-1] = f"{pieces[-1]},{piece}"
+        else:
+            pieces.append(piece)
+    subject_match = _ZH_SUBJECT_END_RE.search(pieces[0]) if pieces else None
+    subject = pieces[0][: subject_match.start()].strip() if subject_match and 0 < subject_match.start() <= 15 else None
+    completed = [pieces[0]] if pieces else []
+    for piece in pieces[1:]:
+        if subject and piece.startswith(_ZH_PRONOUNS):
+            completed.append(subject + piece[1:])
+        elif subject and subject not in piece and piece.startswith(_ZH_VERB_START):
+            completed.append(subject + piece)
+        else:
+            completed.append(piece)
+    return completed, subject
+
+
+def _cjk_count(text: str) -> int:
+    return sum(1 for char in text if "\u4e00" <= char <= "\u9fff")

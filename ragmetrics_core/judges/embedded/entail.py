@@ -1,0 +1,409 @@
+"""Does a premise entail a claim? Weighted coverage in the best-aligned window, plus contradiction signals.
+
+The premise is cut into sentences once (:class:`Premise`); a claim is compared with the window of one or two
+adjacent sentences (plus up to two sentences elsewhere that supply what is missing) that covers most of its
+weighted content, not with the bag of the whole text. Terms found only elsewhere in the premise earn part credit,
+and so do terms that share a long prefix with a window term ("sunlight" / "light"). A claim is *entailed* when the
+covered share reaches :data:`ENTAIL_THRESHOLD` (:data:`LONG_CLAIM_THRESHOLD` for long claims) and nothing
+contradicts it; *contradicted* when the aligned window disagrees on a number or date of the same kind, on
+negation, or has the claim's two names in swapped roles; *neutral* otherwise.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import pairwise
+
+from ragmetrics_core.evidence import Check, Verdict
+from ragmetrics_core.judges.embedded.normalize import PREFIX_LENGTH, Number, Terms, terms
+from ragmetrics_core.judges.embedded.segment import sentences
+
+MIN_CLAIM_WEIGHT = 1.0
+"""A claim whose only content is hedge-like words ("it is usually included") carries too little to attribute."""
+ENTAIL_THRESHOLD = 0.75
+LONG_CLAIM_WEIGHT = 10.0
+LONG_CLAIM_THRESHOLD = 0.7
+"""Claims heavier than ``LONG_CLAIM_WEIGHT`` (about ten content words) need ``LONG_CLAIM_THRESHOLD``: more words
+leave more room for paraphrase the lexicon does not know."""
+"""Share of a claim's weighted content that the aligned window must cover for *entailed*."""
+CONTRADICTION_ALIGNMENT = 0.5
+NEGATION_ALIGNMENT = 0.7
+NUMBER_ALIGNMENT = 0.75
+"""A disagreeing number contradicts when the rest of the claim is this well covered by the same window."""
+"""Negation only contradicts when the window is clearly about the claim."""
+"""A contradiction signal counts only when the window is about the claim (covers at least this share)."""
+ELSEWHERE_CREDIT = 0.5
+PREFIX_CREDIT = 0.7
+SPLIT_BIGRAM_CREDIT = 0.5
+_PREFIX_MIN = PREFIX_LENGTH
+_CANDIDATES = 3
+_PAIR_DISCOUNT = 0.98
+_EXTRA_DISCOUNT = 0.96
+MAX_EXTRA_SENTENCES = 2
+"""Non-adjacent sentences a window may borrow to cover a claim jointly."""
+_NUMBER_TOLERANCE = 0.02
+_COMPARABLE_COUNT = 100
+MAX_POSTINGS = 5000
+"""Sentences looked at per claim term in huge premises (documented cap)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Premise:
+    """A text cut into sentences with an inverted index, built once and checked against many claims."""
+
+    units: tuple[Terms, ...]
+    group: tuple[int, ...]
+    index: dict[str, list[int]]
+    keys: frozenset[str]
+    heads: frozenset[str]
+
+    @classmethod
+    def from_text(cls, text: str, group: int = 0) -> Premise:
+        return cls.from_units([terms(sentence) for sentence in sentences(text)], None, group)
+
+    @classmethod
+    def from_units(cls, units: Sequence[Terms], groups: Sequence[int] | None, group: int = 0) -> Premise:
+        postings: dict[str, list[int]] = {}
+        for position, unit in enumerate(units):
+            for key in unit.weights:
+                found = postings.get(key)
+                if found is None:
+                    postings[key] = [position]
+                elif len(found) < MAX_POSTINGS:
+                    found.append(position)
+        return cls(
+            units=tuple(units),
+            group=tuple(groups) if groups is not None else (group,) * len(units),
+            index=postings,
+            keys=frozenset(postings),
+            heads=frozenset([key[:PREFIX_LENGTH] for key in postings if len(key) >= PREFIX_LENGTH]),
+        )
+
+    @classmethod
+    def joined(cls, premises: Sequence[Premise]) -> Premise:
+        """All premises as one text, each sentence remembering which premise (chunk) it came from."""
+        units: list[Terms] = []
+        groups: list[int] = []
+        for number, premise in enumerate(premises):
+            units.extend(premise.units)
+            groups.extend([number] * len(premise.units))
+        return cls.from_units(units, groups)
+
+
+@dataclass(frozen=True, slots=True)
+class _Window:
+    positions: tuple[int, ...]
+    coverage: float
+    missing: tuple[str, ...]
+
+
+def check(claim: Terms, premise: Premise, label: str = "premise") -> Check:
+    """The verdict of ``premise`` on ``claim`` with a one-line rationale."""
+    total = claim.total
+    if total < MIN_CLAIM_WEIGHT:
+        return _verdict(Verdict.NEUTRAL, confidence=0.5, rationale="claim has too little content to check")
+    if not premise.units:
+        return _verdict(Verdict.NEUTRAL, confidence=1.0, rationale=f"{label} is empty")
+    bound = _coverage_bound(claim, premise, total)
+    if bound < CONTRADICTION_ALIGNMENT and not (claim.numbers and _numbers_may_clash(claim, premise)):
+        # Even with every near match counted, the premise cannot entail or contradict: skip the windows.
+        rationale = (
+            f"at most {bound:.0%} of content found in {label}" if bound else f"no content of the claim in {label}"
+        )
+        return _verdict(Verdict.NEUTRAL, confidence=round(1.0 - bound, 4), rationale=rationale)
+    window = _best_window(claim, premise, total)
+    if window is None:
+        return _verdict(Verdict.NEUTRAL, confidence=1.0, rationale=f"no content of the claim in {label}")
+    where = _describe(window, premise, label)
+    covered = f"{window.coverage:.0%} of content covered by {where}"
+    if window.coverage >= CONTRADICTION_ALIGNMENT or _content_coverage(claim, premise, window) >= NUMBER_ALIGNMENT:
+        conflict = _contradiction(claim, premise, window)
+        if conflict is not None:
+            return _verdict(Verdict.CONTRADICTED, confidence=round(min(0.95, 0.5 + window.coverage / 2), 4),
+                         rationale=f"{conflict}; {covered}")
+    absent_numbers = [number.text for number in claim.numbers if number.key not in premise.keys
+                      and not _close_number(number, premise, window)]
+    if window.coverage >= _threshold(total) and not absent_numbers:
+        matched = [number.text for number in claim.numbers]
+        suffix = f"; number {', '.join(matched)} matches" if matched else ""
+        return _verdict(Verdict.ENTAILED, confidence=round(window.coverage, 4), rationale=covered + suffix)
+    reason = covered
+    if absent_numbers:
+        reason += f"; number {', '.join(absent_numbers)} not in {label}"
+    elif window.missing:
+        reason += f"; missing {', '.join(window.missing[:4])}"
+    return _verdict(Verdict.NEUTRAL, confidence=round(1.0 - window.coverage, 4), rationale=reason)
+
+
+def _threshold(total: float) -> float:
+    return LONG_CLAIM_THRESHOLD if total > LONG_CLAIM_WEIGHT else ENTAIL_THRESHOLD
+
+
+def _verdict(verdict: Verdict, confidence: float, rationale: str) -> Check:
+    # Values are built here within their bounds, so pydantic's validation is skipped on this hot path.
+    return Check.model_construct(verdict=verdict, confidence=min(1.0, max(0.0, confidence)), rationale=rationale)
+
+
+def _numbers_may_clash(claim: Terms, premise: Premise) -> bool:
+    """Whether a claim number is missing while the premise has numbers: then the rest decides contradiction."""
+    return any(number.key not in premise.keys for number in claim.numbers) and any(
+        key.startswith("#") for key in premise.keys
+    )
+
+
+def _content_coverage(claim: Terms, premise: Premise, window: _Window) -> float:
+    """Coverage of the claim without its numbers: how well the window is about the same thing."""
+    present: set[str] = set().union(*(premise.units[position].weights for position in window.positions))
+    total = earned = 0.0
+    for key, weight in claim.weights.items():
+        if key[0] == "#":
+            continue
+        total += weight
+        if key in present:
+            earned += weight
+    return earned / total if total else 0.0
+
+
+def _coverage_bound(claim: Terms, premise: Premise, total: float) -> float:
+    """An upper bound of the coverage any window of ``premise`` can reach, from set lookups only."""
+    keys = premise.keys
+    reachable = 0.0
+    for key, weight in claim.weights.items():
+        if key in keys:
+            reachable += weight
+        elif weight > 0 and _may_be_near(key, premise):
+            reachable += weight * max(PREFIX_CREDIT, SPLIT_BIGRAM_CREDIT)
+    return reachable / total
+
+
+def _may_be_near(key: str, premise: Premise) -> bool:
+    if len(key) == 2 and _is_cjk(key[0]):
+        return key[0] in premise.keys and key[1] in premise.keys
+    if len(key) < _PREFIX_MIN or key[0] == "#":
+        return False
+    if key[:_PREFIX_MIN] in premise.heads:
+        return True
+    return any(key[cut:] in premise.keys for cut in range(1, len(key) - _PREFIX_MIN))
+
+
+def _best_window(claim: Terms, premise: Premise, total: float) -> _Window | None:
+    scores: dict[int, float] = {}
+    index = premise.index
+    present = 0.0
+    for key, weight in claim.weights.items():
+        positions = index.get(key)
+        if positions is None:
+            continue
+        present += weight
+        for position in positions:
+            scores[position] = scores.get(position, 0.0) + weight
+    if not scores:
+        # Without one shared term, near matches alone cannot reach the entailment threshold.
+        return None
+    # A single sentence's exact coverage is its score plus part credit for claim terms found elsewhere.
+    candidates = sorted(scores, key=lambda position: (-scores[position], position))[:_CANDIDATES]
+    top = candidates[0]
+    best_span: tuple[int, ...] = (top,)
+    best_coverage = (scores[top] + ELSEWHERE_CREDIT * (present - scores[top])) / total
+    last = len(premise.units) - 1
+    group = premise.group
+    for position in candidates:
+        if scores[position] >= total:
+            break
+        # A neighbour sharing no term cannot raise the coverage of the window.
+        for span in ((position - 1, position), (position, position + 1)):
+            neighbour = span[0] if span[1] == position else span[1]
+            if 0 <= neighbour <= last and group[neighbour] == group[position] and neighbour in scores:
+                window = _score(claim, premise, span, total, fuzzy=False)
+                if window.coverage > best_coverage + 1e-12:
+                    best_span, best_coverage = span, window.coverage
+    best = _complete(claim, premise, _score(claim, premise, best_span, total, fuzzy=False), total)
+    if not best.missing or best.coverage >= _threshold(total):
+        # Near matches only add credit: a window already over the threshold keeps its exact figure.
+        return best
+    missing_weight = sum(claim.weights[key] for key in best.missing)
+    if best.coverage + PREFIX_CREDIT * missing_weight / total < CONTRADICTION_ALIGNMENT:
+        return best  # even full near-match credit could not change the verdict
+    # Part credit for near matches is worked out for the chosen window only: it is the costly step.
+    return _score(claim, premise, best.positions, total, fuzzy=True)
+
+
+def _complete(claim: Terms, premise: Premise, window: _Window, total: float) -> _Window:
+    """Add the sentence elsewhere in the premise that supplies most of what the window lacks.
+
+    A claim often combines two facts stated in different sentences ("X, born in 1950, won Y"); the premise
+    entails it jointly. Each added sentence costs a small discount, so a single sentence that covers the
+    claim is preferred.
+    """
+    for _ in range(MAX_EXTRA_SENTENCES):
+        if not window.missing:
+            return window
+        gains: dict[int, float] = {}
+        for key in window.missing:
+            weight = claim.weights[key]
+            for position in premise.index.get(key, ()):
+                if position not in window.positions:
+                    gains[position] = gains.get(position, 0.0) + weight
+        if not gains:
+            return window
+        position = min(gains, key=lambda candidate: (-gains[candidate], candidate))
+        extended = _score(claim, premise, (*window.positions, position), total, fuzzy=False)
+        if extended.coverage <= window.coverage + 1e-9:
+            return window
+        window = extended
+    return window
+
+
+def _score(claim: Terms, premise: Premise, positions: tuple[int, ...], total: float, *, fuzzy: bool) -> _Window:
+    present: dict[str, float] | set[str]
+    if len(positions) == 1:
+        present = premise.units[positions[0]].weights
+    else:
+        present = set()
+        for position in positions:
+            present.update(premise.units[position].weights)
+    keys = premise.keys
+    heads: dict[str, list[str]] | None = None
+    if fuzzy:
+        heads = {}
+        for other in present:
+            if len(other) >= _PREFIX_MIN:
+                heads.setdefault(other[:_PREFIX_MIN], []).append(other)
+    earned = 0.0
+    missing: list[str] = []
+    for key, weight in claim.weights.items():
+        if key in present:
+            earned += weight
+            continue
+        if weight <= 0:
+            continue
+        missing.append(key)
+        credit = _near_credit(key, present, heads) if heads is not None else 0.0
+        if credit == 0.0 and key in keys:
+            credit = ELSEWHERE_CREDIT
+        earned += weight * credit
+    coverage = earned / total
+    if len(positions) > 1:
+        coverage *= _discount(positions)
+    return _Window(positions=positions, coverage=coverage, missing=tuple(missing))
+
+
+def _discount(positions: tuple[int, ...]) -> float:
+    factor = 1.0
+    for previous, position in pairwise(positions):
+        factor *= _PAIR_DISCOUNT if abs(position - previous) == 1 else _EXTRA_DISCOUNT
+    return factor
+
+
+def _near_credit(key: str, present: dict[str, float] | set[str], heads: dict[str, list[str]]) -> float:
+    """Part credit for a near match in the window: a shared stem prefix, a compound ending ("sunlight" ~
+    "light"), or a Chinese bigram whose two characters the window holds apart."""
+    if len(key) == 2 and _is_cjk(key[0]):
+        return SPLIT_BIGRAM_CREDIT if key[0] in present and key[1] in present else 0.0
+    if len(key) < _PREFIX_MIN or key[0] == "#" or not key.isalpha():
+        return 0.0
+    for other in heads.get(key[:_PREFIX_MIN], ()):
+        if other.startswith(key) or key.startswith(other):
+            return PREFIX_CREDIT
+    for cut in range(1, len(key) - _PREFIX_MIN):
+        if key[cut:] in present:
+            return PREFIX_CREDIT
+    return 0.0
+
+
+def _is_cjk(char: str) -> bool:
+    return "\u3400" <= char <= "\u9fff"
+
+
+def _contradiction(claim: Terms, premise: Premise, window: _Window) -> str | None:
+    units = [premise.units[position] for position in window.positions]
+    window_numbers = [number for unit in units for number in unit.numbers]
+    for number in claim.numbers:
+        if any(_same_number(number, other) for other in window_numbers):
+            continue
+        if not _comparable(number):
+            continue
+        rivals = [other for other in window_numbers if other.kind == number.kind]
+        if rivals and number.key not in premise.keys:
+            said = ", ".join(dict.fromkeys(other.text for other in rivals))
+            return f"number {number.text} not in premise (premise says {said})"
+    if window.coverage >= NEGATION_ALIGNMENT:
+        conflict = _negation_conflict(claim, units)
+        if conflict is not None:
+            return conflict
+    swapped = _swapped_names(claim, units)
+    if swapped is not None:
+        return f"{swapped[0]} and {swapped[1]} appear in swapped roles"
+    return None
+
+
+def _negation_conflict(claim: Terms, units: Sequence[Terms]) -> str | None:
+    """A term negated on one side and asserted on the other ("was not built" vs "was built")."""
+    window_keys: set[str] = set().union(*(unit.weights for unit in units))
+    window_negated: set[str] = set().union(*(unit.negated_keys for unit in units))
+    for key in claim.negated_keys:
+        if key in window_keys and key not in window_negated:
+            return f"negation mismatch: the claim negates '{key}', the premise asserts it"
+    for key in window_negated:
+        if key in claim.weights and key not in claim.negated_keys and claim.weights[key] > 0:
+            return f"negation mismatch: the premise negates '{key}', the claim asserts it"
+    return None
+
+
+def _comparable(number: Number) -> bool:
+    """Years, quantities with a unit and large counts are checked for disagreement; small counts and days of
+    the month are too ambiguous ("1" of "March 1" is not a rival of "three")."""
+    if number.kind == "year":
+        return True
+    if number.kind in {"count", "day"}:
+        return number.value >= _COMPARABLE_COUNT
+    return True
+
+
+def _same_number(number: Number, other: Number) -> bool:
+    if number.key == other.key:
+        return True
+    if number.kind == "year" or other.kind == "year" or min(abs(number.value), abs(other.value)) < 100:
+        # Years and small counts must match exactly; only large quantities may be rounded ("about 6,600").
+        return False
+    return abs(number.value - other.value) / max(abs(number.value), abs(other.value)) <= _NUMBER_TOLERANCE
+
+
+def _close_number(number: Number, premise: Premise, window: _Window) -> bool:
+    units = [premise.units[position] for position in window.positions]
+    return any(_same_number(number, other) for unit in units for other in unit.numbers)
+
+
+def _swapped_names(claim: Terms, units: Sequence[Terms]) -> tuple[str, str] | None:
+    """Two names whose order flips around a shared relation word ("A defeated B" vs "B defeated A")."""
+    names = [key for key in claim.proper if claim.weights.get(key, 0.0) > 0]
+    if len(names) != 2:
+        return None
+    first, second = names
+    claim_order = claim.order
+    between = claim_order[claim_order.index(first) + 1 : claim_order.index(second)]
+    relations = [key for key in between if key not in names and not key.startswith("#") and claim.weights[key] > 0]
+    if not relations:
+        return None
+    for unit in units:
+        order = unit.order
+        if first in order and second in order and order.index(second) < order.index(first):
+            inner = order[order.index(second) + 1 : order.index(first)]
+            if any(relation in inner for relation in relations):
+                return first, second
+    return None
+
+
+def _describe(window: _Window, premise: Premise, label: str) -> str:
+    parts: list[str] = []
+    by_chunk: dict[int, list[int]] = {}
+    for position in sorted(window.positions):
+        by_chunk.setdefault(premise.group[position], []).append(position)
+    for chunk, positions in by_chunk.items():
+        first = premise.group.index(chunk)
+        local = [position - first + 1 for position in positions]
+        noun = "sentence" if len(local) == 1 else "sentences"
+        where = f"{noun} {', '.join(map(str, local))}"
+        parts.append(f"chunk {chunk + 1} {where}" if label == "contexts" else f"{label} {where}")
+    return " + ".join(parts)

@@ -1,0 +1,170 @@
+"""Entity extraction for ``context_entity_recall`` and the stem-aware lookup of entities in contexts.
+
+Entities are names (capitalised spans, also mid-sentence; connectors such as "of" or "de" may join them),
+dates (month names in English and Russian, ``1879年3月14日``), years, numbers with the unit or noun after them,
+and for Chinese: quoted or bracketed spans, Latin words, and spans ending in an organisation/place suffix.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from ragmetrics_core.judges.embedded import lexicon
+from ragmetrics_core.judges.embedded.lexicon import words
+from ragmetrics_core.judges.embedded.normalize import Terms, prepare, terms
+from ragmetrics_core.judges.embedded.segment import sentences
+
+MAX_ENTITIES = 64
+"""Entities kept per reference (documented cap)."""
+FOUND_SHARE = 0.8
+"""Share of an entity's weighted terms that one chunk must contain for the entity to count as found."""
+
+_MONTHS = "|".join(sorted(lexicon.MONTHS, key=len, reverse=True))
+_DATE_RE = re.compile(
+    rf"\b(?:(?:{_MONTHS})\s+\d{{1,2}}(?:st|nd|rd|th)?(?:,?\s+\d{{3,4}})?"
+    rf"|\d{{1,2}}\s+(?:{_MONTHS})(?:\s+\d{{3,4}}(?:\s*(?:года|год|г\.))?)?"
+    rf"|(?:{_MONTHS})\s+\d{{4}})\b"
+    r"|\d{3,4}\s*年(?:\s*\d{1,2}\s*月(?:\s*\d{1,2}\s*日)?)?",
+    re.IGNORECASE,
+)
+_NUMBER_UNIT_RE = re.compile(
+    r"(?<![\w.,])(\d{1,3}(?:[,\u00a0 ]\d{3})+(?:\.\d+)?|\d+(?:[.,]\d+)?)(?:\s*(%|[^\W\d_]{1,20}))?"
+)
+_WORD_RE = re.compile(r"[^\W_]+(?:['\-][^\W_]+)*")
+_CONNECTORS = frozenset(words("of de du la le von van der den da di y and & in for on at's")) | {"'s"}
+_LEADING_FUNCTION_WORDS = (lexicon.EN_STOPWORDS | lexicon.RU_STOPWORDS) - {"great", "new", "old"}
+_ZH_QUOTED_RE = re.compile(r"[“《「『\"]([^”》」』\"]{1,30})[”》」』\"]")
+_ZH_LATIN_RE = re.compile(r"[A-Za-z][A-Za-z0-9&.\-]*(?:\s+[A-Z][A-Za-z0-9&.\-]*)*")
+_ZH_SUFFIX_RE = re.compile(
+    r"[\u4e00-\u9fff]{1,8}?(?:" + "|".join(sorted(lexicon.ZH_ENTITY_SUFFIXES, key=len, reverse=True)) + ")"
+)
+
+
+def extract_entities(text: str | None) -> list[str]:
+    """Named entities, dates and quantities of ``text`` in order of appearance, without duplicates."""
+    if not text or not text.strip():
+        return []
+    found: dict[tuple[str, ...], str] = {}
+    for sentence in sentences(prepare(text)):
+        for entity in _sentence_entities(sentence):
+            key = tuple(sorted(terms(entity).weights))
+            if key and key not in found:
+                found[key] = entity
+                if len(found) >= MAX_ENTITIES:
+                    return list(found.values())
+    return list(found.values())
+
+
+def _sentence_entities(sentence: str) -> list[str]:
+    spans: list[tuple[int, str]] = []
+    taken: list[tuple[int, int]] = []
+    for match in _DATE_RE.finditer(sentence):
+        spans.append((match.start(), match.group(0).strip()))
+        taken.append(match.span())
+    has_cjk = any("\u4e00" <= char <= "\u9fff" for char in sentence)
+    if has_cjk:
+        spans.extend(_zh_entities(sentence, taken))
+    else:
+        spans.extend(_capitalised_spans(sentence, taken))
+    for match in _NUMBER_UNIT_RE.finditer(sentence):
+        if _overlaps(match.span(), taken):
+            continue
+        unit = match.group(2) or ""
+        if unit.casefold() in lexicon.EN_STOPWORDS or unit.casefold() in lexicon.RU_STOPWORDS or has_cjk:
+            unit = "" if unit != "%" else unit
+        text = match.group(1) + ("%" if unit == "%" else f" {unit}" if unit else "")
+        spans.append((match.start(), text))
+        taken.append(match.span())
+    return [text for _, text in sorted(spans)]
+
+
+def _capitalised_spans(sentence: str, taken: list[tuple[int, int]]) -> list[tuple[int, str]]:
+    words = list(_WORD_RE.finditer(sentence))
+    spans: list[tuple[int, str]] = []
+    index = 0
+    while index < len(words):
+        word = words[index]
+        if not _is_capitalised(word.group(0)) or _overlaps(word.span(), taken):
+            index += 1
+            continue
+        end = index
+        probe = index + 1
+        while probe < len(words) and _adjacent(sentence, words[probe - 1], words[probe], taken):
+            candidate = words[probe].group(0)
+            if _is_capitalised(candidate):
+                end = probe
+                probe += 1
+            elif (
+                candidate.casefold() in _CONNECTORS
+                and probe + 1 < len(words)
+                and _is_capitalised(words[probe + 1].group(0))
+                and _adjacent(sentence, words[probe], words[probe + 1], taken)
+            ):
+                probe += 1
+            else:
+                break
+        chosen = [words[position].group(0) for position in range(index, end + 1)]
+        while chosen and chosen[0].casefold() in _LEADING_FUNCTION_WORDS:
+            chosen.pop(0)
+        sentence_initial = index == 0
+        if chosen and (not sentence_initial or len(chosen) > 1 or (chosen[0].isupper() and len(chosen[0]) > 1)):
+            start = words[index].start()
+            text = sentence[start : words[end].end()]
+            spans.append((start, text[text.find(chosen[0]) :]))
+        index = end + 1
+    return spans
+
+
+def _adjacent(sentence: str, left: re.Match[str], right: re.Match[str], taken: list[tuple[int, int]]) -> bool:
+    return not sentence[left.end() : right.start()].strip() and not _overlaps(right.span(), taken)
+
+
+def _is_capitalised(word: str) -> bool:
+    return word[:1].isupper() and not word[:1].isdigit()
+
+
+def _zh_entities(sentence: str, taken: list[tuple[int, int]]) -> list[tuple[int, str]]:
+    spans: list[tuple[int, str]] = []
+    for pattern in (_ZH_QUOTED_RE, _ZH_LATIN_RE, _ZH_SUFFIX_RE):
+        for match in pattern.finditer(sentence):
+            if _overlaps(match.span(), taken):
+                continue
+            text = match.group(1) if pattern is _ZH_QUOTED_RE else match.group(0)
+            text = _trim_zh(text.strip())
+            if text and (pattern is not _ZH_LATIN_RE or len(text) > 1):
+                spans.append((match.start(), text))
+                taken.append(match.span())
+    return spans
+
+
+def _trim_zh(text: str) -> str:
+    """Drop leading function characters a suffix match swallowed ("是印度" → "印度")."""
+    while text and text[0] in lexicon.ZH_STOP_CHARS:
+        text = text[1:]
+    return text
+
+
+def _overlaps(span: tuple[int, int], taken: Sequence[tuple[int, int]]) -> bool:
+    return any(span[0] < end and start < span[1] for start, end in taken)
+
+
+def entity_found(entity: Terms, chunks: Sequence[frozenset[str]]) -> bool:
+    """Whether one chunk holds the entity: every number, and most of its weighted terms (stem-aware)."""
+    total = entity.total
+    if total <= 0:
+        return False
+    numbers = [number.key for number in entity.numbers]
+    for keys in chunks:
+        if any(number not in keys for number in numbers):
+            continue
+        earned = sum(weight for key, weight in entity.weights.items() if key in keys or _prefix_in(key, keys))
+        if earned / total >= FOUND_SHARE:
+            return True
+    return False
+
+
+def _prefix_in(key: str, keys: frozenset[str]) -> bool:
+    if len(key) < 5 or key.startswith("#"):
+        return False
+    return any(len(other) >= 5 and (other.startswith(key) or key.startswith(other)) for other in keys)

@@ -1,0 +1,154 @@
+"""The embedded judge: offline, deterministic, pure Python; the engine's default.
+
+Every text of a request is analysed once (sentences → weighted terms → inverted index) and reused across the
+whole verdict matrix, so a sample of five 100-word chunks costs a few milliseconds whatever the metrics.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+
+from ragmetrics_core.evidence import Check, Claim, EvidencePart, Verdict
+from ragmetrics_core.judges.base import (
+    CheckRequest,
+    CheckResult,
+    Extraction,
+    ExtractionRequest,
+    SimilarityResult,
+    Usage,
+)
+from ragmetrics_core.judges.embedded.claims import extract_claims
+from ragmetrics_core.judges.embedded.entail import Premise, check
+from ragmetrics_core.judges.embedded.entities import entity_found, extract_entities
+from ragmetrics_core.judges.embedded.normalize import Terms, terms
+from ragmetrics_core.judges.embedded.questions import generate_questions, similarity
+
+MAX_CONTEXTS = 1000
+"""Chunks judged per sample; verdicts for chunks beyond it are *neutral* with a reason (documented cap)."""
+MAX_CLAIM_CHARS = 2000
+"""A claim longer than this is judged on its first 2,000 characters (documented cap)."""
+
+
+class EmbeddedJudge:
+    """Rule-based judge for English, Russian and Chinese: no model download, no network, no randomness."""
+
+    @property
+    def name(self) -> str:
+        return "embedded"
+
+    async def extract(self, request: ExtractionRequest) -> Extraction:
+        if not isinstance(request, ExtractionRequest):
+            raise TypeError(f"extract expects an ExtractionRequest, got {type(request).__name__}")
+        started = time.perf_counter()
+        want = request.want
+        result = Extraction(
+            response_claims=extract_claims(request.response) if EvidencePart.RESPONSE_CLAIMS in want else None,
+            reference_claims=(
+                extract_claims(request.reference or "") if EvidencePart.REFERENCE_CLAIMS in want else None
+            ),
+            reference_entities=(
+                extract_entities(request.reference) if EvidencePart.REFERENCE_ENTITIES in want else None
+            ),
+            generated_questions=(
+                generate_questions(request.response, request.n_questions)
+                if EvidencePart.GENERATED_QUESTIONS in want
+                else None
+            ),
+        )
+        result.usage = Usage(latency_s=time.perf_counter() - started)
+        return result
+
+    async def check(self, request: CheckRequest) -> CheckResult:
+        if not isinstance(request, CheckRequest):
+            raise TypeError(f"check expects a CheckRequest, got {type(request).__name__}")
+        started = time.perf_counter()
+        result = _Checker(request).run()
+        result.usage = Usage(latency_s=time.perf_counter() - started)
+        return result
+
+    async def similarity(self, question: str, candidates: list[str]) -> SimilarityResult:
+        if not isinstance(question, str) or not isinstance(candidates, list):
+            raise TypeError("similarity expects a question string and a list of candidate strings")
+        started = time.perf_counter()
+        values = [similarity(question, candidate) if isinstance(candidate, str) else 0.0 for candidate in candidates]
+        return SimilarityResult(similarities=values, usage=Usage(latency_s=time.perf_counter() - started))
+
+
+class _Checker:
+    """One check request: each text analysed at most once, then every requested matrix filled."""
+
+    def __init__(self, request: CheckRequest) -> None:
+        self.request = request
+        self.want = request.want
+        self._chunks: list[Premise] | None = None
+        self._joint: Premise | None = None
+
+    def run(self) -> CheckResult:
+        want = self.want
+        request = self.request
+        response_terms = _claim_terms(request.response_claims)
+        reference_terms = _claim_terms(request.reference_claims)
+        result = CheckResult()
+        if EvidencePart.RESPONSE_VS_REFERENCE in want:
+            premise = Premise.from_text(request.reference or "")
+            result.response_vs_reference = [check(claim, premise, "reference") for claim in response_terms]
+        if EvidencePart.REFERENCE_VS_RESPONSE in want:
+            premise = Premise.from_text(request.response)
+            result.reference_vs_response = [check(claim, premise, "response") for claim in reference_terms]
+        if EvidencePart.RESPONSE_VS_CHUNKS in want:
+            result.response_vs_chunks = [self._row(claim) for claim in response_terms]
+        if EvidencePart.REFERENCE_VS_CHUNKS in want:
+            result.reference_vs_chunks = [self._row(claim) for claim in reference_terms]
+        if EvidencePart.RESPONSE_VS_CONTEXTS in want:
+            result.response_vs_contexts = self._joint_column(response_terms, result.response_vs_chunks)
+        if EvidencePart.REFERENCE_VS_CONTEXTS in want:
+            result.reference_vs_contexts = self._joint_column(reference_terms, result.reference_vs_chunks)
+        if EvidencePart.ENTITIES_IN_CONTEXTS in want:
+            key_sets = [premise.keys for premise in self.chunks]
+            result.entities_in_contexts = [
+                entity_found(terms(entity), key_sets) if isinstance(entity, str) else False
+                for entity in request.reference_entities
+            ]
+        return result
+
+    @property
+    def chunks(self) -> list[Premise]:
+        if self._chunks is None:
+            contexts = self.request.contexts[:MAX_CONTEXTS]
+            self._chunks = [Premise.from_text(text, group=number) for number, text in enumerate(contexts)]
+        return self._chunks
+
+    @property
+    def joint(self) -> Premise:
+        if self._joint is None:
+            self._joint = Premise.joined(self.chunks)
+        return self._joint
+
+    def _joint_column(self, claims: list[Terms], rows: list[list[Check]] | None) -> list[Check]:
+        """All chunks together; a claim one chunk already entails is entailed by them jointly."""
+        column: list[Check] = []
+        for number, claim in enumerate(claims):
+            entailing = None if rows is None else next(
+                ((chunk, check) for chunk, check in enumerate(rows[number]) if check.entailed), None
+            )
+            if entailing is not None:
+                chunk, single = entailing
+                column.append(single.model_copy(update={"rationale": f"chunk {chunk + 1}: {single.rationale}"}))
+            else:
+                column.append(check(claim, self.joint, "contexts"))
+        return column
+
+    def _row(self, claim: Terms) -> list[Check]:
+        row = [check(claim, premise, f"chunk {number + 1}") for number, premise in enumerate(self.chunks)]
+        skipped = len(self.request.contexts) - len(row)
+        if skipped > 0:
+            row.extend(
+                [Check(verdict=Verdict.NEUTRAL, confidence=None,
+                       rationale=f"not judged: more than {MAX_CONTEXTS} chunks")] * skipped
+            )
+        return row
+
+
+def _claim_terms(claims: Sequence[Claim]) -> list[Terms]:
+    return [terms(claim.text[:MAX_CLAIM_CHARS]) for claim in claims]

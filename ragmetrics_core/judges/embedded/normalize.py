@@ -1,0 +1,472 @@
+"""Turn a piece of text into weighted content terms: the one representation every check compares.
+
+A term is a string key: a stem (``invest``), a number (``#1889``), or a Chinese character bigram (``#`` never
+starts a word key, so numbers never collide with words). Function words are dropped per language, numbers are
+normalised across formats ("1,889", "1 889", "1889-го", "1889 году", "1889年" → ``#1889``), and each term gets
+a weight for how much evidence it carries: numbers and names weigh most, hedging verbs least.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from functools import lru_cache
+from itertools import pairwise
+
+from ragmetrics_core.judges.embedded import lexicon
+from ragmetrics_core.judges.embedded.lexicon import words
+from ragmetrics_core.judges.embedded.memo import text_cache
+from ragmetrics_core.judges.embedded.stem import stem
+
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_LETTER = rf"[^\W\d_{_CJK}]"
+_TOKEN_RE = re.compile(
+    rf"(?P<mixed>\d*{_LETTER}+\d[^\W_{_CJK}]*)"
+    r"|(?P<num>\d{1,3}(?:(?:,|[\u00a0\u202f\u2009 ])\d{3})+(?:\.\d+)?(?!\d)|\d+(?:[.,]\d+)?)"
+    rf"|(?P<cjk>[{_CJK}]+)"
+    rf"|(?P<word>[^\W\d_{_CJK}]+(?:'[^\W\d_{_CJK}]+)*)"
+)
+_HAS_CJK_RE = re.compile(f"[{_CJK}]")
+_THOUSANDS_RE = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")
+_ZH_DATE_UNIT_RE = re.compile(r"(?<=\d)\s*[年月日号]")
+_PHRASE_RE = re.compile(
+    "|".join(re.escape(phrase) for phrase in sorted(lexicon.PHRASES, key=len, reverse=True)), re.IGNORECASE
+)
+_ZH_STOPWORD_RE = re.compile("|".join(sorted(lexicon.ZH_STOPWORDS, key=len, reverse=True)))
+_ZH_SYNONYMS = {
+    word: group[0]
+    for group in lexicon.SYNONYM_GROUPS
+    for word in group
+    if all("\u4e00" <= char <= "\u9fff" for char in word)
+}
+_ZH_SYNONYM_RE = re.compile("|".join(sorted(_ZH_SYNONYMS, key=len, reverse=True)))
+
+SPEAKER = "@dialogue"
+"""Term standing for the speaker or listener ("I", "you", "я", "我"): a claim about them needs a premise
+that talks about them too."""
+NUMBER_WEIGHT = 3.0
+NAME_WEIGHT = 2.0
+WORD_WEIGHT = 1.0
+LONG_WORD_WEIGHT = 1.3
+WEAK_WEIGHT = 0.4
+ZH_BIGRAM_WEIGHT = 1.0
+ZH_UNIGRAM_WEIGHT = 0.5
+_LONG_WORD = 9
+MAX_TOKEN_CHARS = 64
+PREFIX_LENGTH = 4
+"""Terms sharing this many leading characters are candidates for a near match."""
+_ZH_NAME_TAIL = 10
+_NEGATION_SCOPE = 3
+"""Content terms after a negation cue that it negates (the scope also ends at a clause break)."""
+_CLAUSE_BREAK_RE = re.compile(r"[,;:.!?()—]")
+_NOT_NEGATING_FOLLOWERS = frozenset({"only", "just", "really", "sure", "quite", "bad", "least", "surprisingly"})
+_SPAN_CONNECTORS = frozenset({"of", "the", "for", "de", "du", "la", "von", "van", "&"})
+_NUMBER_WORD_EXCLUDED = frozenset({"one", "один", "одна", "одно"})
+_UNITS = frozenset(
+    words("% percent per cent km kilometers kilometres miles mile m meters metres cm mm kg kilograms g grams t tons "
+    "tonnes lb pounds ft feet inches $ usd eur dollars euros rubles км м см мм кг г т тонн процентов процента "
+    "рублей долларов 公里 米 公斤 吨 元 美元")
+)
+
+
+def _canonical_forms() -> dict[str, str]:
+    mapping: dict[str, str] = {}
+    for group in lexicon.SYNONYM_GROUPS:
+        canonical = _word_key(group[0])
+        for word in group:
+            mapping[_word_key(word)] = canonical
+    return mapping
+
+
+def _word_key(word: str) -> str:
+    return stem(word.casefold().replace("ё", "е"))
+
+
+_CANONICAL = _canonical_forms()
+
+
+@dataclass(frozen=True, slots=True)
+class Number:
+    """A number found in text; ``kind`` separates years from other quantities for contradiction checks."""
+
+    value: float
+    kind: str
+    key: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Terms:
+    """The content of one span of text."""
+
+    weights: dict[str, float]
+    order: tuple[str, ...]
+    numbers: tuple[Number, ...]
+    negated: bool
+    negated_keys: frozenset[str]
+    """Content terms within the scope of a negation ("not [built in 1889]")."""
+    proper: tuple[str, ...]
+    """Capitalised content terms in order, sentence-initial ones included (for swapped-role checks)."""
+    total: float
+    """Sum of the weights: the claim content a premise must cover."""
+
+
+def prepare(text: str) -> str:
+    """Unicode and spelling normalisation shared by segmentation and term extraction."""
+    text = unicodedata.normalize("NFKC", text)
+    if "ё" in text or "Ё" in text:
+        text = text.replace("ё", "е").replace("Ё", "Е")
+    if "’" in text or "`" in text:
+        text = text.replace("’", "'").replace("`", "'")
+    return text
+
+
+def word_key(word: str) -> str:
+    """The term key of one word (stemmed, synonyms merged)."""
+    key = _word_key(word)
+    return _CANONICAL.get(key, key)
+
+
+def number_key(value: float) -> str:
+    return "#" + (str(int(value)) if value.is_integer() else repr(round(value, 6)))
+
+
+def parse_number(raw: str) -> float:
+    compact = raw.replace("\u00a0", "").replace("\u202f", "").replace("\u2009", "").replace(" ", "")
+    if "," in compact:
+        compact = compact.replace(",", "") if _THOUSANDS_RE.fullmatch(compact) else compact.replace(",", ".")
+    return float(compact)
+
+
+@text_cache(maxsize=8192, max_chars=2_000)
+def terms(text: str) -> Terms:
+    """Weighted content terms of ``text`` (already :func:`prepare`-d or not: preparing twice is harmless).
+
+    Memoised: the result is immutable and depends on ``text`` only, so the cache changes speed, never output.
+    """
+    text = prepare(text)
+    lowered = text.casefold()
+    if any(phrase in lowered for phrase in lexicon.PHRASES):
+        text = _PHRASE_RE.sub(lambda match: lexicon.PHRASES[match.group(0).casefold()], text)
+    if "年" in text or "月" in text or "日" in text or "号" in text:
+        text = _ZH_DATE_UNIT_RE.sub(" ", text)
+    weights: dict[str, float] = {}
+    order: list[str] = []
+    numbers: list[Number] = []
+    negated = False
+    matches = _tokens(text)
+    keys_at: list[str | None] = [None] * len(matches)
+    aliased: list[str] = []
+    capitals: list[int] = []
+    negated_keys: set[str] = set()
+    scope = 0
+    previous_kind = ""
+    previous_end = 0
+    for index, (kind, token, start, end) in enumerate(matches):
+        if len(token) > MAX_TOKEN_CHARS and kind != "cjk":
+            # No word is this long; a cut key keeps the word caches small on garbage input.
+            token = token[:MAX_TOKEN_CHARS]
+        if scope and _CLAUSE_BREAK_RE.search(text, previous_end, start):
+            scope = 0
+        previous_end = end
+        if kind == "word":
+            word_kind, key, weight = _word_info(token)
+            if word_kind == _STOP or (word_kind == _SCALE and previous_kind == "num"):
+                if key in lexicon.DIALOGUE_PRONOUNS:
+                    _add(weights, order, SPEAKER, NAME_WEIGHT)
+                previous_kind = kind
+                continue
+            if word_kind == _NEGATION:
+                following = matches[index + 1][1].casefold() if index + 1 < len(matches) else ""
+                if following not in _NOT_NEGATING_FOLLOWERS:
+                    negated = True
+                    scope = _NEGATION_SCOPE
+            elif word_kind in (_NUMBER_WORD, _SCALE):
+                value = float(lexicon.NUMBER_WORDS[key])
+                number_text = number_key(value)
+                numbers.append(Number(value=value, kind="count", key=number_text, text=token))
+                _add(weights, order, number_text, NUMBER_WEIGHT)
+            else:
+                if token[0].isupper():
+                    capitals.append(index)
+                    if word_kind == _CONTENT and (index > 0 or (len(token) >= 2 and token.isupper())):
+                        # Names keep their own stem: "Swift" is a singer, not "fast".
+                        key = _word_key(token.casefold())
+                        weight = NAME_WEIGHT
+                keys_at[index] = key
+                previous_weight = weights.get(key)  # _add, inlined on the hottest path
+                if previous_weight is None:
+                    weights[key] = weight
+                    order.append(key)
+                elif weight > previous_weight:
+                    weights[key] = weight
+                if scope:
+                    negated_keys.add(key)
+                    scope -= 1
+        elif kind == "num":
+            _add_number(text, matches, index, token, numbers, weights, order)
+            if scope:
+                negated_keys.add(numbers[-1].key)
+                scope -= 1
+        elif kind == "mixed":
+            _add(weights, order, word_key(token.casefold()), NAME_WEIGHT)
+        else:
+            if "我" in token or "你" in token or "您" in token:
+                _add(weights, order, SPEAKER, NAME_WEIGHT)
+            negated = _cjk_terms(token, weights, order, negated_keys) or negated
+            follower = matches[index + 1] if index + 1 < len(matches) else None
+            if (
+                follower is not None
+                and text[end : follower[2]].strip() == "("
+                and follower[1].isupper()
+                and follower[0] == "word"
+            ):
+                aliased.append(token)
+        previous_kind = kind
+    if len(capitals) >= 2:
+        _add_acronyms(text, matches, keys_at, capitals, weights, order)
+    for name in aliased:
+        # "印度人寿保险公司(LIC)": the acronym carries the name's weight, as for Latin-script names.
+        name_weights: dict[str, float] = {}
+        _cjk_terms(name[-_ZH_NAME_TAIL:], name_weights, [])
+        for key in name_weights:
+            weights[key] = 0.0
+    return Terms(weights=weights, total=sum(weights.values()), order=tuple(order),
+                 numbers=tuple(numbers),
+                 negated=negated, negated_keys=frozenset(negated_keys),
+                 proper=_proper(keys_at, capitals) if capitals else ())
+
+
+def _proper(keys_at: list[str | None], capitals: list[int]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(key for key in (keys_at[position] for position in capitals) if key))
+
+
+_STOP, _NEGATION, _NUMBER_WORD, _SCALE, _WEAK, _CONTENT = range(6)
+
+
+def has_content_word(words: list[str]) -> bool:
+    """Whether any of these whitespace-separated words is a content word or a number (cheap, no full analysis)."""
+    for word in words:
+        core = word.strip(_EDGE_PUNCTUATION)
+        if not core:
+            continue
+        if any(char.isdigit() for char in core) or not core.isalpha():
+            return True
+        if _word_info(core[:MAX_TOKEN_CHARS])[0] in (_NUMBER_WORD, _WEAK, _CONTENT):
+            return True
+    return False
+
+
+@lru_cache(maxsize=65536)
+def _word_info(token: str) -> tuple[int, str, float]:
+    """What one word is (stopword, negation, number word, content) with its key and base weight."""
+    lower = token.casefold()
+    if lower in lexicon.NEGATIONS_EN or lower in lexicon.NEGATIONS_RU or lower.endswith("n't"):
+        return _NEGATION, lower, 0.0
+    if lower in lexicon.NUMBER_SCALES:
+        return (_SCALE, lower, 0.0) if lower in lexicon.NUMBER_WORDS else (_STOP, lower, 0.0)
+    if lower in lexicon.NUMBER_WORDS and lower not in _NUMBER_WORD_EXCLUDED:
+        return _NUMBER_WORD, lower, 0.0
+    if lower in lexicon.EN_STOPWORDS or lower in lexicon.RU_STOPWORDS:
+        return _STOP, lower, 0.0
+    if len(lower) == 1 and not token.isupper():
+        return _STOP, lower, 0.0
+    key = word_key(lower)
+    if lower in lexicon.EN_WEAK or lower in lexicon.RU_WEAK:
+        return _WEAK, key, WEAK_WEIGHT
+    if lower in lexicon.OPINION_WORDS:
+        return _CONTENT, key, NAME_WEIGHT
+    return _CONTENT, key, LONG_WORD_WEIGHT if len(lower) >= _LONG_WORD else WORD_WEIGHT
+
+
+def _add_number(
+    text: str,
+    matches: list[_Token],
+    index: int,
+    token: str,
+    numbers: list[Number],
+    weights: dict[str, float],
+    order: list[str],
+) -> None:
+    end = matches[index][3]
+    value = parse_number(token)
+    follower = ""
+    if index + 1 < len(matches) and not text[end : matches[index + 1][2]].strip():
+        follower = matches[index + 1][1].casefold()
+    scale = lexicon.NUMBER_SCALES.get(follower)
+    if scale is not None:
+        value *= scale
+    unit = "%" if text[end : end + 1] == "%" else (follower if follower in _UNITS else "")
+    number_kind = "year" if token.isdigit() and 1000 <= value <= 2100 and not unit else (unit or "count")
+    if number_kind == "count" and value <= 31 and _next_to_month(matches, index):
+        number_kind = "day"
+    key = number_key(value)
+    numbers.append(Number(value=value, kind=number_kind, key=key, text=token))
+    _add(weights, order, key, NUMBER_WEIGHT)
+
+
+def _next_to_month(matches: list[_Token], index: int) -> bool:
+    before = matches[index - 1][1].casefold() if index > 0 else ""
+    after = matches[index + 1][1].casefold() if index + 1 < len(matches) else ""
+    return before in lexicon.MONTHS or after in lexicon.MONTHS
+
+
+def _add_acronyms(
+    text: str,
+    matches: list[_Token],
+    keys_at: list[str | None],
+    capitals: list[int],
+    weights: dict[str, float],
+    order: list[str],
+) -> None:
+    """Let "LIC" and "Life Insurance Corporation" match each other.
+
+    Every capitalised span of two or more words also yields its initials (weight 0: they help a premise
+    match, they never make a claim harder to cover). A span followed by its own acronym in parentheses,
+    "Life Insurance Corporation of India (LIC)", hands its weight to the acronym, so a premise that only
+    says "LIC" still covers the claim.
+    """
+    spans: list[list[int]] = []
+    for position in capitals:
+        if spans and _joined(text, matches[spans[-1][-1]][3], matches[position][2]):
+            spans[-1].append(position)
+        else:
+            spans.append([position])
+    for span in spans:
+        if len(span) < 2:
+            continue
+        initials = "".join(matches[position][1][0].casefold() for position in span)
+        for length in range(3 if len(initials) > 2 else 2, len(initials) + 1):
+            _add(weights, order, initials[:length], 0.0)
+        follower_at = span[-1] + 1
+        follower = matches[follower_at] if follower_at < len(matches) else None
+        if (
+            follower is not None
+            and text[matches[span[-1]][3] : follower[2]].strip() == "("
+            and follower[1].isupper()
+            and len(follower[1]) >= 2
+            and initials.startswith(follower[1].casefold())
+        ):
+            acronym = word_key(follower[1][:MAX_TOKEN_CHARS].casefold())
+            inside = set(span)
+            elsewhere = {key for position, key in enumerate(keys_at) if key and position not in inside}
+            for position in span:
+                key = keys_at[position]
+                if key and key not in elsewhere and key != acronym:
+                    weights[key] = 0.0
+
+
+def _joined(text: str, end: int, start: int) -> bool:
+    """Whether two capitalised words belong to one name: only spaces and connectors ("of") between them."""
+    gap = text[end:start]
+    if not gap.strip():
+        return True
+    return all(word.casefold() in _SPAN_CONNECTORS for word in gap.split()) and gap[0] == " " and gap[-1] == " "
+
+
+_Token = tuple[str, str, int, int]
+"""(kind, text, start, end) with kind one of ``word``, ``num``, ``mixed``, ``cjk``."""
+_EDGE_PUNCTUATION = "\"'()[]{}<>«»“”‘’„.,;:!?…—–-/\\|*•·"
+
+
+def _tokens(text: str) -> list[_Token]:
+    """Split on whitespace and classify; only tokens with inner punctuation or digits go through the regex.
+
+    Equivalent to scanning the whole text with the token pattern, several times faster on ordinary prose.
+    """
+    if not text.isascii() and _HAS_CJK_RE.search(text):
+        return [(match.lastgroup or "word", match.group(), match.start(), match.end())
+                for match in _TOKEN_RE.finditer(text)]
+    found: list[_Token] = []
+    position = 0
+    for raw in text.split():
+        start = text.find(raw, position)
+        position = start + len(raw)
+        core = raw.strip(_EDGE_PUNCTUATION)
+        if not core:
+            continue
+
+        offset = start + raw.find(core)
+        if core.isalpha():
+            found.append(("word", core, offset, offset + len(core)))
+        elif core.isdigit():
+            previous = found[-1] if found else None
+            if (
+                previous is not None
+                and previous[0] == "num"
+                and len(core) == 3
+                and previous[1].isdigit()
+                and len(previous[1]) <= 3
+                and offset - previous[3] == 1
+            ):
+                # "1 889" / "15 000": a space (or no-break space) between digit groups.
+                found[-1] = ("num", text[previous[2] : offset + 3], previous[2], offset + 3)
+            else:
+                found.append(("num", core, offset, offset + len(core)))
+        else:
+            found.extend(
+                (match.lastgroup or "word", match.group(), offset + match.start(), offset + match.end())
+                for match in _TOKEN_RE.finditer(core)
+            )
+    return found
+
+
+def _add(weights: dict[str, float], order: list[str], key: str, weight: float) -> None:
+    previous = weights.get(key)
+    if previous is None:
+        weights[key] = weight
+        order.append(key)
+    elif weight > previous:
+        weights[key] = weight
+
+
+def _cjk_terms(run: str, weights: dict[str, float], order: list[str], negated_keys: set[str] | None = None) -> bool:
+    """Add character bigrams (unigrams for lone content characters); return whether the run negates.
+
+    What follows a negation character ("不", "没", "未", ...) up to the end of the run is recorded as negated.
+    """
+    negated = _zh_negated(run)
+    run = _ZH_SYNONYM_RE.sub(lambda match: _ZH_SYNONYMS[match.group(0)], run)
+    if negated:
+        for friend in lexicon.ZH_NEGATION_FALSE_FRIENDS:
+            run = run.replace(friend, friend[0] + "\u200b" + friend[1:])
+    run = _ZH_STOPWORD_RE.sub("|", run)
+    segment: list[str] = []
+    in_scope = False
+    for char in run + "|":
+        if char == "\u200b":
+            continue
+        if char == "|" or char in lexicon.ZH_STOP_CHARS or char in lexicon.NEGATIONS_ZH:
+            added = _segment_terms(segment, weights, order)
+            if in_scope and negated_keys is not None:
+                negated_keys.update(added)
+            if char in lexicon.NEGATIONS_ZH and negated:
+                in_scope = True
+            segment = []
+        else:
+            segment.append(char)
+    return negated
+
+
+def _segment_terms(segment: list[str], weights: dict[str, float], order: list[str]) -> list[str]:
+    if not segment:
+        return []
+    if len(segment) == 1:
+        _add(weights, order, segment[0], ZH_UNIGRAM_WEIGHT)
+        return [segment[0]]
+    for char in segment:
+        # Weightless unigrams let a bigram split by other characters in the premise earn part credit.
+        _add(weights, order, char, 0.0)
+    bigrams = [first + second for first, second in pairwise(segment)]
+    for bigram in bigrams:
+        _add(weights, order, bigram, WEAK_WEIGHT if bigram in lexicon.ZH_WEAK else ZH_BIGRAM_WEIGHT)
+    return bigrams
+
+
+def _zh_negated(run: str) -> bool:
+    if not any(char in run for char in lexicon.NEGATIONS_ZH):
+        return False
+    for friend in lexicon.ZH_NEGATION_FALSE_FRIENDS:
+        run = run.replace(friend, "")
+    return any(char in run for char in lexicon.NEGATIONS_ZH)

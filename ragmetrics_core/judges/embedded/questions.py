@@ -1,0 +1,171 @@
+"""Questions a response could be answering, noncommittal detection, and question similarity.
+
+Without a language model, a question is made from each claim by removing its answer slot: the phrase after
+the verb ("France is located in Western Europe" → "Where is France located?", "France's capital is Paris" →
+"What is France's capital?"). The question word follows the removed phrase (a place → where, a year → when,
+a number → how many). Similarity is the cosine of the content-term sets of two questions, with the question
+word as one more term, so a question asking only half of what the user asked scores well below 1.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+from ragmetrics_core.evidence import Claim, GeneratedQuestion
+from ragmetrics_core.judges.embedded import lexicon
+from ragmetrics_core.judges.embedded.claims import extract_claims
+from ragmetrics_core.judges.embedded.normalize import prepare, terms
+from ragmetrics_core.judges.embedded.segment import language, sentences
+
+CLAIMS_PER_QUESTION = 3
+_NONCOMMITTAL_SENTENCES = 2
+_YEAR_RE = re.compile(r"(?<!\d)(?:1\d{3}|20\d{2})(?!\d)")
+_NUMBER_RE = re.compile(r"\d")
+_ZH_QUESTION_WORDS = sorted((word for word in lexicon.QUESTION_WORDS if not word.isascii() and
+                             all("\u4e00" <= char <= "\u9fff" for char in word)), key=len, reverse=True)
+_WORD_SPLIT_RE = re.compile(r"[^\W_]+(?:['\-][^\W_]+)*")
+_RU_VERB_RE = re.compile(r"(?:ла|ло|ли|ен|ена|ено|ены|ан|ана|ано|аны|ет|ит|ется|ится)$")
+
+
+def is_noncommittal(response: str) -> bool:
+    """Whether the response declines to answer ("I don't know", "не знаю", "我不知道", ...).
+
+    A hedge counts in the first sentence of any response and anywhere in a response of at most two sentences.
+    """
+    if not response or not response.strip():
+        return False
+    found = sentences(response)
+    head = found[0] if len(found) > _NONCOMMITTAL_SENTENCES else " ".join(found)
+    normalized = prepare(head).casefold()
+    return any(phrase in normalized for phrase in lexicon.NONCOMMITTAL_PHRASES)
+
+
+def generate_questions(response: str, n_questions: int) -> list[GeneratedQuestion]:
+    """``n_questions`` questions, each covering up to three claims, rotating which claims come first."""
+    if not response or not response.strip():
+        return []
+    noncommittal = is_noncommittal(response)
+    if noncommittal:
+        # The question a hedge leaves open is what remains once the hedge is removed.
+        return [GeneratedQuestion(text=_without_hedge(response), noncommittal=True)] * n_questions
+    claims = extract_claims(response)
+    if not claims:
+        return [GeneratedQuestion(text=response.strip(), noncommittal=noncommittal)] * n_questions
+    per_claim = [_question(claim) for claim in claims]
+    questions: list[GeneratedQuestion] = []
+    for variant in range(n_questions):
+        start = variant % len(per_claim)
+        chosen = (per_claim[start:] + per_claim[:start])[:CLAIMS_PER_QUESTION]
+        questions.append(GeneratedQuestion(text=_join(chosen), noncommittal=noncommittal))
+    return questions
+
+
+def _without_hedge(response: str) -> str:
+    text = prepare(response).strip()
+    lowered = text.casefold()
+    for phrase in sorted(lexicon.NONCOMMITTAL_PHRASES, key=len, reverse=True):
+        position = lowered.find(phrase)
+        if position >= 0:
+            text = (text[:position] + text[position + len(phrase) :]).strip(" ,.;:!?。，")
+            break
+    return (text[:1].upper() + text[1:] + "?") if text else "?"
+
+
+def _join(questions: list[str]) -> str:
+    if len(questions) == 1:
+        return questions[0]
+    if any(_is_cjk_text(question) for question in questions):
+        return "".join(question.rstrip("?？") + "，" for question in questions[:-1]) + questions[-1]
+    joined = " and ".join(question.rstrip("?") for question in questions[:-1])
+    last = questions[-1]
+    return f"{joined} and {last[:1].lower()}{last[1:]}"
+
+
+def _question(claim: Claim) -> str:
+    text = claim.text.strip().rstrip(".!?。！？")
+    lang = language(text)
+    if lang == "zh":
+        return _zh_question(text)
+    words = text.split()
+    if lang == "ru":
+        return _ru_question(words)
+    return _en_question(words)
+
+
+def _en_question(words: list[str]) -> str:
+    for index, word in enumerate(words[:12]):
+        if word.casefold() in lexicon.EN_AUXILIARIES and index > 0:
+            subject = " ".join(words[:index])
+            rest = words[index + 1 :]
+            verb = word.casefold()
+            if rest and (rest[0].endswith("ed") or rest[0].casefold() in lexicon.EN_PARTICIPLE_OPENERS):
+                answer = rest[1:]
+                return f"{_wh(answer, english=True).capitalize()} {verb} {subject} {rest[0]}?"
+            return f"{_wh(rest, english=True).capitalize()} {verb} {subject}?"
+    return f"What about {' '.join(words)}?"
+
+
+def _ru_question(words: list[str]) -> str:
+    for index, word in enumerate(words[:12]):
+        lower = word.casefold()
+        if index > 0 and (lower in lexicon.RU_COPULAS or _RU_VERB_RE.search(lower)):
+            subject = " ".join(words[:index])
+            rest = words[index + 1 :]
+            if rest and _RU_VERB_RE.search(rest[0].casefold()):
+                return f"{_wh(rest[1:], english=False).capitalize()} {lower} {rest[0]} {subject}?"
+            return f"{_wh(rest, english=False).capitalize()} {lower} {subject}?"
+    return "Что известно о том, что " + " ".join(words) + "?"
+
+
+def _wh(answer: list[str], *, english: bool) -> str:
+    text = " ".join(answer)
+    if _YEAR_RE.search(text):
+        return "when" if english else "когда"
+    if _NUMBER_RE.search(text):
+        return "how many" if english else "сколько"
+    if answer and answer[0].casefold() in lexicon.PLACE_PREPOSITIONS and len(answer) > 1 and answer[1][:1].isupper():
+        return "where" if english else "где"
+    return "what" if english else "что"
+
+
+def _zh_question(text: str) -> str:
+    if _YEAR_RE.search(text):
+        return _YEAR_RE.split(text, maxsplit=1)[0].rstrip() + "哪一年?"
+    for verb, word in (("位于", "哪里"), ("在", "哪里"), ("是", "什么")):
+        position = text.find(verb)
+        if position > 0:
+            return text[:position] + verb + word + "?"
+    return text + "吗?"
+
+
+def _is_cjk_text(text: str) -> bool:
+    return any("\u4e00" <= char <= "\u9fff" for char in text)
+
+
+def _features(text: str) -> dict[str, float]:
+    """Content terms (weight 1) plus the question words of ``text`` as ``?where``-style features."""
+    prepared = prepare(text)
+    features = dict.fromkeys(terms(prepared).weights, 1.0)
+    lowered = prepared.casefold()
+    for word in _WORD_SPLIT_RE.findall(lowered):
+        kind = lexicon.QUESTION_WORDS.get(word)
+        if kind is not None and (word not in {"как", "что"} or "?" in lowered):
+            features["?" + kind] = 1.0
+    for word in _ZH_QUESTION_WORDS:
+        if word in lowered:
+            features["?" + lexicon.QUESTION_WORDS[word]] = 1.0
+    if "哪一年" in lowered:
+        features["?when"] = 1.0
+    return features
+
+
+def similarity(first: str, second: str) -> float:
+    """Cosine similarity of two questions' feature sets, in [0, 1]."""
+    left = _features(first)
+    right = _features(second)
+    if not left or not right:
+        return 0.0
+    dot = sum(weight * right[key] for key, weight in left.items() if key in right)
+    norm = math.sqrt(sum(w * w for w in left.values())) * math.sqrt(sum(w * w for w in right.values()))
+    return dot / norm if norm else 0.0

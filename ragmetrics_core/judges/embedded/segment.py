@@ -1,0 +1,129 @@
+"""Sentence splitting for English, Russian and Chinese.
+
+A period ends a sentence only when it is followed by whitespace and an upper-case letter, digit, opening quote
+or CJK character, and the word before it is not a known abbreviation or an initial; "3.14" and "1,5" never
+split because no whitespace follows the separator. Chinese ``。！？；`` always end a sentence, closing quotes
+and brackets stay with the sentence they close. Newlines end a sentence when the line before ends with
+punctuation or the next line starts a list item.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ragmetrics_core.judges.embedded import lexicon
+from ragmetrics_core.judges.embedded.memo import text_cache
+from ragmetrics_core.judges.embedded.normalize import prepare
+
+MAX_SENTENCES = 4000
+"""Sentences kept per text; the rest of a huge text is ignored (documented cap)."""
+
+_CLOSERS = "\"'»”’)\\]」』）】"
+_BOUNDARY_RE = re.compile(rf"([.!?…]+[{_CLOSERS}]*)(\s+)|([。！？；!?;]+[{_CLOSERS}]*)\s*")
+_OPENERS = "\"'«“‘([「『（【"
+_LIST_ITEM_RE = re.compile(r"^\s*(?:[-*•·–—]|\d{1,3}[.)]|[a-zA-Zа-яА-Я][.)])\s+")
+_LINE_END_RE = re.compile(rf"[.!?:;…。！？；：][{_CLOSERS}]*\s*$")
+
+
+def sentences(text: str) -> list[str]:
+    """Split ``text`` into sentences (at most :data:`MAX_SENTENCES`)."""
+    return list(_sentences(text))
+
+
+@text_cache(maxsize=256, max_chars=50_000)
+def _sentences(text: str) -> tuple[str, ...]:
+    # Memoised: the claims, entities, questions and premise of one text all start from its sentences.
+    text = prepare(text)
+    found: list[str] = []
+    for paragraph in _paragraphs(text):
+        for sentence in _split_paragraph(paragraph):
+            stripped = sentence.strip()
+            if stripped:
+                found.append(stripped)
+                if len(found) >= MAX_SENTENCES:
+                    return tuple(found)
+    return tuple(found)
+
+
+def _paragraphs(text: str) -> list[str]:
+    if "\n" not in text:
+        return [text]
+    paragraphs: list[str] = []
+    current: list[str] = []
+    in_item = False
+    for line in text.splitlines():
+        if not line.strip():
+            if current:
+                paragraphs.append(" ".join(current))
+                current = []
+            continue
+        is_item = _LIST_ITEM_RE.match(line) is not None
+        if current and (is_item or in_item or _LINE_END_RE.search(current[-1])):
+            paragraphs.append(" ".join(current))
+            current = []
+        in_item = is_item
+        current.append(_LIST_ITEM_RE.sub("", line, count=1).strip())
+    if current:
+        paragraphs.append(" ".join(current))
+    return paragraphs
+
+
+def _split_paragraph(paragraph: str) -> list[str]:
+    pieces: list[str] = []
+    start = 0
+    for match in _BOUNDARY_RE.finditer(paragraph):
+        end = match.end(1) if match.group(1) else match.end(3)
+        if match.group(1) and not _ends_sentence(paragraph, match.start(1), match.group(1), match.end()):
+            continue
+        pieces.append(paragraph[start:end])
+        start = match.end()
+    pieces.append(paragraph[start:])
+    return pieces
+
+
+def _ends_sentence(paragraph: str, mark_at: int, mark: str, next_at: int) -> bool:
+    if next_at >= len(paragraph):
+        return True
+    following = paragraph[next_at]
+    lower_start = following.islower()
+    if not (lower_start or following.isupper() or following.isdigit() or following in _OPENERS
+            or _is_cjk(following)):
+        return False
+    if not mark.startswith("."):
+        # "?" and "!" end a sentence even before a lower-case word (chat text is often lower-case).
+        return True
+    word_start = max(paragraph.rfind(" ", 0, mark_at), paragraph.rfind("\u00a0", 0, mark_at)) + 1
+    token = paragraph[word_start:mark_at].lstrip("([\"'«“")
+    if not token:
+        return True
+    abbreviation = token.casefold().rstrip(".")
+    if abbreviation in lexicon.ABBREVIATIONS:
+        return abbreviation in lexicon.SENTENCE_FINAL_ABBREVIATIONS and not lower_start
+    if lower_start:
+        # Before a lower-case word only a plain word followed by one period ends a sentence: not "...",
+        # not an initial, not "e.g." or "U.S." (inner periods).
+        return mark == "." and len(token) >= 2 and token.isalnum()
+    return not (len(token) == 1 and token.isalpha() and token.isupper())
+
+
+def _is_cjk(char: str) -> bool:
+    return "\u3400" <= char <= "\u9fff" or "\u3040" <= char <= "\u30ff"
+
+
+def language(text: str) -> str:
+    """``zh``, ``ru`` or ``en`` by the script most letters are written in."""
+    if text.isascii():
+        return "en"
+    cjk = cyrillic = latin = 0
+    for char in text[:2000]:
+        if _is_cjk(char):
+            cjk += 1
+        elif "\u0400" <= char <= "\u04ff":
+            cyrillic += 1
+        elif char.isascii() and char.isalpha():
+            latin += 1
+    if cjk and cjk * 2 >= cyrillic + latin:
+        return "zh"
+    if cyrillic > latin:
+        return "ru"
+    return "en"

@@ -1,0 +1,76 @@
+"""Light stemmers for English and Russian: strip one inflectional or derivational ending, then truncate.
+
+Truncation after suffix stripping is deliberate: the checker only needs *matching* stems, and a fixed
+prefix length merges word families ("investor", "investments" → "invest") that a pure suffix stripper
+misses, at the price of rare collisions between unrelated long words.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from ragmetrics_core.judges.embedded.lexicon import words
+
+_EN_SUFFIXES = tuple(
+    sorted(
+        words("""
+        izations ization isations isation ations ation ions ion nesses ness ments ment ities ity ings ing
+        edly ers er ors or ies ied es ed ly ful ous ive ives al als ic ics ism ist ists est s
+        """),
+        key=len,
+        reverse=True,
+    )
+)
+_RU_SUFFIXES = tuple(
+    sorted(
+        words("""
+        иями ями ами ого его ому ему ыми ими ешь ется ются ится ятся ться ать ять еть ить уть ала ила ела ыла
+        али или ели ыли ано ено ена ены ана аны ует уют ает ают яет яют ает ишь ит ят ат ут ют ет ем им ым ом
+        ой ей ий ый ая яя ое ее ые ие ую юю ах ях ов ев ам ям ия ие ью ия ал ил ел ыл ла ли ло а я о е и ы у ю ь
+        """),
+        key=len,
+        reverse=True,
+    )
+)
+_EN_MIN_STEM = 4
+_RU_MIN_STEM = 3
+_EN_PREFIX = 8
+_RU_PREFIX = 6
+
+
+@lru_cache(maxsize=131072)
+def stem(word: str) -> str:
+    """Stem a lower-case word; Cyrillic words get the Russian rules, everything else the English ones.
+
+    Callers pass tokens of at most ``normalize.MAX_TOKEN_CHARS`` characters, which keeps the cache small.
+    """
+    if len(word) <= 3:
+        return word
+    if _is_cyrillic(word):
+        return _strip(word, _RU_SUFFIXES, _RU_MIN_STEM)[:_RU_PREFIX]
+    if not word.isascii():
+        return word
+    if word.endswith("ies") and len(word) > 4:
+        word = word[:-3] + "y"
+    elif word.endswith("'s"):
+        word = word[:-2]
+    stripped = _strip(word, _EN_SUFFIXES, _EN_MIN_STEM)
+    if len(stripped) > 6:
+        stripped = _strip(stripped, _EN_SUFFIXES, _EN_MIN_STEM)
+    if len(stripped) > 4 and stripped.endswith("e"):
+        stripped = stripped[:-1]
+    return stripped[:_EN_PREFIX]
+
+
+def _strip(word: str, suffixes: tuple[str, ...], min_stem: int) -> str:
+    for suffix in suffixes:
+        if word.endswith(suffix) and len(word) - len(suffix) >= (min_stem if len(suffix) > 1 else 3):
+            if suffix == "s" and word.endswith(("ss", "us", "is")):
+                return word
+            return word[: -len(suffix)]
+    return word
+
+
+def _is_cyrillic(word: str) -> bool:
+    first = word[0]
+    return "\u0400" <= first <= "\u04ff"

@@ -1,0 +1,63 @@
+"""Per-metric figures over a set of results, and the plain-text table the CLI prints."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Literal
+
+from ragmetrics_core.aggregate import MetricAggregate, aggregate
+from ragmetrics_core.formats.ragchecker import RAGCHECKER_GROUPS
+from ragmetrics_core.judges.base import Usage
+from ragmetrics_core.results import Direction, EvaluationResult
+
+AggregateMode = Literal["determined", "ragchecker"]
+
+# RAGChecker's diagnostic grouping: whole-answer quality, then what the retriever and the generator did.
+DIAGNOSTIC_GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = tuple(
+    (group.removesuffix("_metrics").capitalize(), tuple(keys.values())) for group, keys in RAGCHECKER_GROUPS.items()
+)
+
+
+def summarize(results: Sequence[EvaluationResult], mode: AggregateMode = "determined") -> list[MetricAggregate]:
+    """Per metric: the mean over the samples that determined it (``determined``), or over every sample
+    with undetermined counted as 0 (``ragchecker``, as RAGChecker reports), plus the counts and direction.
+    Samples whose whole evaluation failed are left out."""
+    report = aggregate([result for result in results if result.error is None], mode)
+    return list(report.metrics.values())
+
+
+def total_usage(results: Sequence[EvaluationResult]) -> Usage:
+    total = Usage()
+    for result in results:
+        total = total + result.usage
+    return total
+
+
+def format_table(summaries: Sequence[MetricAggregate]) -> str:
+    if not summaries:
+        return "no scores"
+    width = max(len("metric"), *(len(summary.metric) for summary in summaries))
+    lines = [f"{'metric':<{width}}  {'mean':>6}  {'count':>5}  {'undetermined':>12}  direction"]
+    lines.append("-" * len(lines[0]))
+    for summary in summaries:
+        mean = "—" if summary.mean is None else f"{summary.mean:.3f}"
+        arrow = "↑ higher is better" if summary.direction is Direction.HIGHER_IS_BETTER else "↓ lower is better"
+        lines.append(f"{summary.metric:<{width}}  {mean:>6}  {summary.count:>5}  {summary.undetermined:>12}  {arrow}")
+    return "\n".join(lines)
+
+
+def format_usage(usage: Usage) -> str:
+    parts = [f"{usage.calls} LLM calls"]
+    if usage.embedding_calls:
+        parts.append(f"{usage.embedding_calls} embedding calls")
+    parts.append(f"{usage.prompt_tokens:,} prompt + {usage.completion_tokens:,} completion tokens")
+    if usage.cache_hits:
+        parts.append(f"{usage.cache_hits} cache hits")
+    parts.append(f"{usage.latency_s:.1f} s judging")
+    if usage.cost_usd is not None:
+        cost = f"${usage.cost_usd:.4f}"
+    elif usage.calls == 0 and usage.embedding_calls == 0:
+        cost = "$0 (no paid calls)"
+    else:
+        cost = "unknown (no price for this model; pass --price)"
+    return f"judge usage: {', '.join(parts)}; estimated cost: {cost}"

@@ -1,0 +1,164 @@
+"""Fixtures for the CLI, batch and report tests.
+
+``SentenceJudge`` is a transparent in-process judge (claims are sentences; a premise entails a claim when
+it contains its words in order), so batch mechanics can be tested with hand-checkable scores. The CLI
+itself is always run as a subprocess with the real default (embedded) judge.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ragmetrics_core.evidence import Check, Claim, EvidencePart, GeneratedQuestion, Verdict
+from ragmetrics_core.judges.base import (
+    CheckRequest,
+    CheckResult,
+    Extraction,
+    ExtractionRequest,
+    JudgeError,
+    SimilarityResult,
+    Usage,
+)
+
+P = EvidencePart
+ROOT = Path(__file__).resolve().parents[2]
+RAGCHECKER_DIR = ROOT.parent / "shared" / "data" / "ragchecker"
+
+
+def sentences(text: str | None) -> list[str]:
+    return [part.strip() for part in re.split(r"(?<=[.!?])\s+", text or "") if part.strip()]
+
+
+def _norm(text: str) -> str:
+    return " ".join(re.findall(r"\w+", text.lower()))
+
+
+def _verdict(premise: str, claim: str) -> Check:
+    return Check(verdict=Verdict.ENTAILED if _norm(claim) and _norm(claim) in _norm(premise) else Verdict.NEUTRAL)
+
+
+@dataclass
+class SentenceJudge:
+    name: str = "sentence"
+    delay_s: float = 0.0
+    fail_marker: str | None = None
+    extractions: int = 0
+    seen: list[str] = field(default_factory=list)
+
+    async def extract(self, request: ExtractionRequest) -> Extraction:
+        self.extractions += 1
+        self.seen.append(request.response)
+        if self.delay_s:
+            await asyncio.sleep(self.delay_s)
+        if self.fail_marker and self.fail_marker in request.response:
+            raise JudgeError("scripted failure")
+        out = Extraction(usage=Usage(calls=1, prompt_tokens=100, completion_tokens=20))
+        if P.RESPONSE_CLAIMS in request.want:
+            out.response_claims = [Claim(text=s) for s in sentences(request.response)]
+        if P.REFERENCE_CLAIMS in request.want:
+            out.reference_claims = [Claim(text=s) for s in sentences(request.reference)]
+        if P.REFERENCE_ENTITIES in request.want:
+            out.reference_entities = sorted(set(re.findall(r"\b[A-Z][a-z]+\b", request.reference or "")))
+        if P.GENERATED_QUESTIONS in request.want:
+            out.generated_questions = [GeneratedQuestion(text=request.user_input)]
+        return out
+
+    async def check(self, request: CheckRequest) -> CheckResult:
+        out = CheckResult(usage=Usage(calls=1, prompt_tokens=200, completion_tokens=30))
+        r, g, chunks = request.response_claims, request.reference_claims, request.contexts
+        joined = " ".join(chunks)
+        if P.RESPONSE_VS_REFERENCE in request.want:
+            out.response_vs_reference = [_verdict(request.reference or "", c.text) for c in r]
+        if P.REFERENCE_VS_RESPONSE in request.want:
+            out.reference_vs_response = [_verdict(request.response, c.text) for c in g]
+        if P.RESPONSE_VS_CHUNKS in request.want:
+            out.response_vs_chunks = [[_verdict(k, c.text) for k in chunks] for c in r]
+        if P.REFERENCE_VS_CHUNKS in request.want:
+            out.reference_vs_chunks = [[_verdict(k, c.text) for k in chunks] for c in g]
+        if P.RESPONSE_VS_CONTEXTS in request.want:
+            out.response_vs_contexts = [_verdict(joined, c.text) for c in r]
+        if P.REFERENCE_VS_CONTEXTS in request.want:
+            out.reference_vs_contexts = [_verdict(joined, c.text) for c in g]
+        if P.ENTITIES_IN_CONTEXTS in request.want:
+            out.entities_in_contexts = [entity in joined for entity in request.reference_entities]
+        return out
+
+    async def similarity(self, question: str, candidates: list[str]) -> SimilarityResult:
+        return SimilarityResult(similarities=[1.0 if c == question else 0.0 for c in candidates])
+
+
+@pytest.fixture
+def judge() -> SentenceJudge:
+    return SentenceJudge()
+
+
+def good_row(index: int) -> dict[str, Any]:
+    return {
+        "user_input": f"What is fact {index}?",
+        "retrieved_contexts": [f"Fact {index} is true.", "Unrelated text."],
+        "response": f"Fact {index} is true. The moon is cheese.",
+        "reference": f"Fact {index} is true.",
+    }
+
+
+def write_jsonl(path: Path, rows: Iterable[dict[str, Any] | str]) -> Path:
+    lines = [row if isinstance(row, str) else json.dumps(row) for row in rows]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    text = path.read_text(encoding="utf-8")
+    assert text == "" or text.endswith("\n"), "results file must end with a complete line"
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+def cli_env() -> dict[str, str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), str(ROOT / "integrations"), env.get("PYTHONPATH", "")])
+    env.pop("OTEL_EXPORTER_OTLP_ENDPOINT", None)
+    env.pop("RAGMETRICS_JUDGE", None)
+    return env
+
+
+def cli_command(*args: str) -> list[str]:
+    return [sys.executable, "-m", "ragmetrics_core.cli", *args]
+
+
+RunCli = Callable[..., subprocess.CompletedProcess[str]]
+
+
+@pytest.fixture
+def run_cli(tmp_path: Path) -> RunCli:
+    """Run ``ragmetrics ARGS`` in a subprocess (cwd: the test's tmp dir) and return the completed process."""
+
+    def run(*args: str, input: str | None = None, timeout: float = 240) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            cli_command(*args),
+            cwd=tmp_path,
+            env=cli_env(),
+            input=input,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
+
+    return run
+
+
+@pytest.fixture
+def ragchecker_dir() -> Path:
+    if not (RAGCHECKER_DIR / "checking_outputs.json").exists():
+        pytest.skip(f"RAGChecker example data not found at {RAGCHECKER_DIR} (see /work/shared/data/README.md)")
+    return RAGCHECKER_DIR

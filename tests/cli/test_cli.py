@@ -1,0 +1,226 @@
+"""``ragmetrics`` run as a subprocess on real files, malformed ones included, with the default judge."""
+
+from __future__ import annotations
+
+import csv
+import json
+import signal
+import subprocess
+import time
+from importlib.metadata import entry_points
+from pathlib import Path
+
+import pytest
+
+from ragmetrics_core.metrics import METRICS
+from tests.cli.conftest import RunCli, cli_command, cli_env, good_row, read_jsonl, write_jsonl
+
+
+def _table(stdout: str) -> dict[str, list[str]]:
+    """The summary table's rows by metric id: [mean, count, undetermined, arrow...]."""
+    rows: dict[str, list[str]] = {}
+    for line in stdout.splitlines():
+        parts = line.split()
+        if len(parts) >= 5 and parts[0] in METRICS:
+            rows[parts[0]] = parts[1:]
+    return rows
+
+
+def test_console_script_points_at_main() -> None:
+    [script] = [ep for ep in entry_points(group="console_scripts") if ep.name == "ragmetrics"]
+    assert script.value == "ragmetrics_core.cli:main"
+
+
+def test_evaluate_jsonl_writes_results_report_and_summary(tmp_path: Path, run_cli: RunCli) -> None:
+    write_jsonl(tmp_path / "in.jsonl", [good_row(i) for i in range(4)])
+    done = run_cli("evaluate", "in.jsonl", "--out", "out.jsonl", "--report", "report.html")
+    assert done.returncode == 0, done.stderr
+    rows = read_jsonl(tmp_path / "out.jsonl")
+    assert len(rows) == 4 and all(row["judge"] == "embedded" and len(row["scores"]) == 15 for row in rows)
+    assert all(row["scores"]["faithfulness"]["reason"] is not None for row in rows)
+    table = _table(done.stdout)
+    assert set(table) >= {"overall_precision", "faithfulness", "hallucination", "response_relevancy"}
+    assert table["faithfulness"][1] == "4"  # count
+    assert "↓" in " ".join(table["hallucination"])
+    assert "judge usage: 0 LLM calls" in done.stdout and "estimated cost: $0" in done.stdout
+    assert "4 samples: 4 evaluated, 0 resumed, 0 failed; errors: 0 bad input rows skipped" in done.stdout
+    html = (tmp_path / "report.html").read_text("utf-8")
+    assert html.count("<details class='sample'") == 4
+    # piped stderr: no progress bar
+    assert "sample/s" not in done.stderr and "%|" not in done.stderr
+
+
+def test_malformed_rows_are_reported_and_skipped_and_the_rest_is_scored(tmp_path: Path, run_cli: RunCli) -> None:
+    write_jsonl(
+        tmp_path / "in.jsonl",
+        [
+            good_row(1),
+            '{"user_input": "q", "response": ',
+            {**good_row(2), "response": 7},
+            good_row(3),
+            {**good_row(4), "retrieved_contexts": {"text": "x"}},
+        ],
+    )
+    done = run_cli("evaluate", "in.jsonl", "--out", "out.jsonl", "--metrics", "faithfulness,hallucination")
+    assert done.returncode == 1, done.stderr
+    assert "skipped bad row: in.jsonl:2: not valid JSON" in done.stderr
+    assert "skipped bad row: in.jsonl:3: field 'response': expected a string (response), got number 7" in done.stderr
+    assert "in.jsonl:5: field 'retrieved_contexts': expected a list of contexts, got an object" in done.stderr
+    assert "errors: 3 bad input rows skipped" in done.stdout
+    rows = read_jsonl(tmp_path / "out.jsonl")
+    assert [row["input_line"] for row in rows] == [1, 4]
+    assert set(rows[0]["scores"]) == {"faithfulness", "hallucination"}
+
+
+def test_csv_in_with_column_mapping_and_csv_out(tmp_path: Path, run_cli: RunCli) -> None:
+    with (tmp_path / "in.csv").open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["prompt", "docs", "output", "gold"])
+        for i in range(3):
+            row = good_row(i)
+            writer.writerow(
+                [row["user_input"], json.dumps(row["retrieved_contexts"]), row["response"], row["reference"]]
+            )
+        writer.writerow(["q", "[not a list", "a", "r"])
+    done = run_cli(
+        "evaluate",
+        "in.csv",
+        "--column",
+        "user_input=prompt",
+        "--column",
+        "retrieved_contexts=docs",
+        "--column",
+        "reference=gold",
+        "--out",
+        "out.csv",
+        "--metrics",
+        "overall_precision,claim_recall",
+    )
+    assert done.returncode == 1
+    assert "in.csv:5: field 'docs': expected a list of contexts as a JSON array" in done.stderr
+    with (tmp_path / "out.csv").open(newline="", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    assert len(rows) == 3
+    assert all(float(row["claim_recall"]) == 1.0 for row in rows)
+    assert rows[0]["user_input"] == "What is fact 0?" and rows[0]["judge"] == "embedded"
+
+
+def test_stdin_input(tmp_path: Path, run_cli: RunCli) -> None:
+    text = "\n".join(json.dumps(good_row(i)) for i in range(2)) + "\n"
+    done = run_cli("evaluate", "-", "--out", "out.jsonl", "--metrics", "faithfulness", input=text)
+    assert done.returncode == 0, done.stderr
+    assert len(read_jsonl(tmp_path / "out.jsonl")) == 2
+
+
+def test_stdin_json_array_and_ragchecker_by_content(tmp_path: Path, run_cli: RunCli, ragchecker_dir: Path) -> None:
+    array = json.dumps([good_row(1), good_row(2)], indent=2)
+    done = run_cli("evaluate", "-", "--metrics", "faithfulness", input=array)
+    assert done.returncode == 0, done.stderr
+    assert "2 samples: 2 evaluated" in done.stdout
+    checked = (ragchecker_dir / "checking_outputs.json").read_text("utf-8")
+    done = run_cli("evaluate", "-", input=checked)
+    assert done.returncode == 0, done.stderr
+    assert _table(done.stdout)["overall_f1"][0] == "0.683"
+
+
+def test_ragchecker_example_reproduces_its_figures(tmp_path: Path, run_cli: RunCli, ragchecker_dir: Path) -> None:
+    source = str(ragchecker_dir / "checking_outputs.json")
+    done = run_cli("evaluate", source, "--format", "ragchecker", "--out", "rc.jsonl")
+    assert done.returncode == 0, done.stderr
+    means = {metric: values[0] for metric, values in _table(done.stdout).items()}
+    assert means == {
+        "overall_precision": "0.764",
+        "overall_recall": "0.625",
+        "overall_f1": "0.683",
+        "claim_recall": "0.614",
+        "chunk_precision": "0.875",
+        "context_utilization": "0.875",
+        "noise_sensitivity_relevant": "0.191",
+        "noise_sensitivity_irrelevant": "0.000",
+        "hallucination": "0.045",
+        "self_knowledge": "0.273",
+        "faithfulness": "0.682",
+    }
+
+
+def test_report_subcommand_rebuilds_the_report_from_results(tmp_path: Path, run_cli: RunCli) -> None:
+    write_jsonl(tmp_path / "in.jsonl", [good_row(i) for i in range(2)])
+    assert run_cli("evaluate", "in.jsonl", "--out", "out.jsonl").returncode == 0
+    done = run_cli("report", "out.jsonl", "-o", "again.html", "--title", "<b>t</b>")
+    assert done.returncode == 0, done.stderr
+    html = (tmp_path / "again.html").read_text("utf-8")
+    assert "&lt;b&gt;t&lt;/b&gt;" in html and html.count("<details class='sample'") == 2
+    assert "What is fact 1?" in html  # the samples' texts come from the results file
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["evaluate", "missing.jsonl"], "missing.jsonl: cannot open"),
+        (["evaluate", "in.jsonl", "--metrics", "faithfulness,bogus"], "unknown metric(s) bogus"),
+        (["evaluate", "in.jsonl", "--concurrency", "0"], "concurrency must be at least 1"),
+        (["evaluate", "in.jsonl", "--column", "answer"], "FIELD=COLUMN"),
+        (["evaluate", "in.jsonl", "--price", "1"], "--price takes two numbers"),
+        (["evaluate", "in.jsonl", "--judge", "openai"], "RAGMETRICS_JUDGE_MODEL"),
+        (["report", "nothing.jsonl", "-o", "r.html"], "no results found"),
+    ],
+)
+def test_usage_errors_exit_2_with_a_clear_message(
+    tmp_path: Path, run_cli: RunCli, args: list[str], message: str
+) -> None:
+    write_jsonl(tmp_path / "in.jsonl", [good_row(1)])
+    done = run_cli(*args)
+    assert done.returncode == 2, (done.stdout, done.stderr)
+    assert message in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_metrics_subcommand_lists_every_metric_with_its_direction(run_cli: RunCli) -> None:
+    done = run_cli("metrics")
+    lines = done.stdout.strip().splitlines()
+    assert done.returncode == 0 and len(lines) == 15
+    assert any(line.startswith("hallucination") and "lower_is_better" in line for line in lines)
+
+
+def test_forced_progress_bar_shows_rate_and_eta(tmp_path: Path, run_cli: RunCli) -> None:
+    write_jsonl(tmp_path / "in.jsonl", [good_row(i) for i in range(3)])
+    done = run_cli("evaluate", "in.jsonl", "--progress", "--metrics", "faithfulness")
+    assert done.returncode == 0
+    assert "3/3" in done.stderr and "sample/s" in done.stderr and "<" in done.stderr
+
+
+def test_ctrl_c_leaves_valid_partial_output_and_a_rerun_resumes(tmp_path: Path) -> None:
+    total = 5000
+    write_jsonl(tmp_path / "in.jsonl", [good_row(i) for i in range(total)])
+    command = cli_command(
+        "evaluate", "in.jsonl", "--out", "out.jsonl", "--report", "partial.html", "--concurrency", "2"
+    )
+    process = subprocess.Popen(
+        command, cwd=tmp_path, env=cli_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    out = tmp_path / "out.jsonl"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and (not out.exists() or out.read_text("utf-8").count("\n") < 5):
+        time.sleep(0.05)
+    process.send_signal(signal.SIGINT)
+    stdout, stderr = process.communicate(timeout=60)
+    assert process.returncode == 130, stderr
+    assert "interrupted" in stderr and "Traceback" not in stderr
+    rows = read_jsonl(out)  # every line is complete JSON
+    done = len(rows)
+    assert 5 <= done < total
+    assert f"{done} samples: {done} evaluated" in stdout
+    assert (tmp_path / "partial.html").read_text("utf-8").count("<details class='sample'") == done
+
+    rerun = subprocess.run(
+        cli_command("evaluate", "in.jsonl", "--out", "out.jsonl", "--limit", str(done + 10)),
+        cwd=tmp_path,
+        env=cli_env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert rerun.returncode == 0, rerun.stderr
+    assert f"{done + 10} samples: 10 evaluated, {done} resumed, 0 failed" in rerun.stdout
+    rows = read_jsonl(out)
+    assert len(rows) == done + 10 == len({row["sample_id"] for row in rows})

@@ -1,0 +1,133 @@
+"""``ragmetrics demo``: the offline app runs, its scripted mistakes show up in the scores, telemetry flows."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import ClassVar
+
+import pytest
+
+from ragmetrics_core.demo import runner
+from ragmetrics_core.demo.corpus import load_corpus, search
+from tests.cli.conftest import RunCli, cli_command, cli_env
+
+COLUMNS = [title for _, title in runner.COLUMNS]
+
+
+def _rows(stdout: str) -> dict[str, dict[str, float | None]]:
+    """Score table rows by scenario number: {"1": {"precision": 1.0, ...}}."""
+    rows: dict[str, dict[str, float | None]] = {}
+    for line in stdout.splitlines():
+        parts = line.split()
+        if parts and parts[0].isdigit() and len(parts) > len(COLUMNS):
+            values = parts[-len(COLUMNS) :]
+            rows[parts[0]] = {
+                title: None if value == "—" else float(value) for title, value in zip(COLUMNS, values, strict=True)
+            }
+    return rows
+
+
+def _check_story(stdout: str) -> None:
+    rows = _rows(stdout)
+    assert sorted(rows) == ["1", "2", "3", "4", "5"]
+    grounded, hallucinated, noisy, miss = rows["1"], rows["2"], rows["3"], rows["4"]
+    assert grounded["faithful"] == 1.0 and grounded["halluc."] == 0.0 and grounded["precision"] == 1.0
+    assert hallucinated["halluc."] == 1.0 and hallucinated["precision"] == 0.0
+    assert noisy["noise_irr"] is not None and noisy["noise_irr"] > 0
+    assert miss["claim_rec"] == 0.0 and miss["self_know"] == 1.0
+
+
+def test_bundled_corpus_retrieval_is_what_the_scenarios_need() -> None:
+    corpus = load_corpus()
+    hits = {
+        q.scenario + q.question: [doc.id for doc, _ in search(q.question, corpus.documents)] for q in corpus.questions
+    }
+    noisy = next(ids for key, ids in hits.items() if key.startswith("noisy retrieval"))
+    assert noisy[0] == "london-tower" and "eiffel-height" in noisy
+    miss = next(ids for key, ids in hits.items() if key.startswith("retrieval miss"))
+    assert not any("kilimanjaro" in doc for doc in miss)
+
+
+def test_demo_runs_the_langchain_app_and_flags_the_scripted_mistakes(tmp_path: Path, run_cli: RunCli) -> None:
+    pytest.importorskip("langchain_core")
+    done = run_cli("demo", "--report", "demo.html")
+    assert done.returncode == 0, done.stderr
+    assert "app: LangChain LCEL chain" in done.stdout and "RagMetricsCallbackHandler" in done.stdout
+    assert "judge: embedded" in done.stdout and "OnlineEvaluator" in done.stdout
+    _check_story(done.stdout)
+    # no OTLP endpoint: spans and log events go to the console (stderr)
+    assert '"ragmetrics.score.hallucination"' in done.stderr
+    assert "gen_ai.evaluation.result" in done.stderr
+    html = (tmp_path / "demo.html").read_text("utf-8")
+    assert html.count("<details class='sample'") == 5 and "cat-halluc" in html
+
+
+def test_demo_plain_loop_gives_the_same_scores(run_cli: RunCli) -> None:
+    done = run_cli("demo", "--plain")
+    assert done.returncode == 0, done.stderr
+    assert "app: plain retrieval loop (--plain)" in done.stdout
+    _check_story(done.stdout)
+
+
+def test_demo_without_the_online_pipeline_scores_directly(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(runner, "online_pipeline_available", lambda: False)
+    monkeypatch.setattr(runner, "langchain_available", lambda: False)
+    out, err = io.StringIO(), io.StringIO()
+    assert runner.run_demo(out=out, err=err) == 0
+    text = out.getvalue()
+    assert "scored directly with the Evaluator" in text and "plain retrieval loop" in text
+    _check_story(text)
+    assert err.getvalue() == ""
+
+
+class _Collector(BaseHTTPRequestHandler):
+    received: ClassVar[list[tuple[str, bytes]]] = []
+
+    def do_POST(self) -> None:
+        body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+        if self.headers.get("Content-Encoding") == "gzip":
+            body = gzip.decompress(body)
+        type(self).received.append((self.path, body))
+        self.send_response(200)
+        self.send_header("Content-Type", "application/x-protobuf")
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def log_message(self, format: str, *args: object) -> None:
+        return None
+
+
+@pytest.fixture
+def collector() -> Iterator[str]:
+    _Collector.received = []
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Collector)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.mark.slow
+def test_demo_exports_over_otlp_when_the_endpoint_is_set(tmp_path: Path, collector: str) -> None:
+    import subprocess
+
+    env = cli_env()
+    env["OTEL_EXPORTER_OTLP_ENDPOINT"] = collector
+    done = subprocess.run(cli_command("demo"), cwd=tmp_path, env=env, capture_output=True, text=True, timeout=240)
+    assert done.returncode == 0, done.stderr
+    assert f"telemetry to OTLP/HTTP at {collector}" in done.stdout
+    paths = {path for path, _ in _Collector.received}
+    assert {"/v1/traces", "/v1/logs"} <= paths
+    traces = b"".join(body for path, body in _Collector.received if path == "/v1/traces")
+    logs = b"".join(body for path, body in _Collector.received if path == "/v1/logs")
+    assert b"ragmetrics.score.hallucination" in traces and b"When was the Eiffel Tower completed?" in traces
+    assert b"gen_ai.evaluation.result" in logs
+    assert '"ragmetrics.score' not in done.stderr  # nothing on the console

@@ -1,0 +1,121 @@
+"""The HTML report: self-contained, escaped, and every claim links to chunks that exist."""
+
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
+from ragmetrics_core.batch import BatchRun, evaluate_file
+from ragmetrics_core.formats import RowError
+from ragmetrics_core.report import render_report, write_report
+from ragmetrics_core.results import EvaluationResult
+from tests.cli.conftest import SentenceJudge, good_row, write_jsonl
+
+XSS = "<script>alert('x')</script><img src=x onerror=alert(1)>"
+
+
+class _Collector(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.ids: set[str] = set()
+        self.hrefs: list[str] = []
+        self.scripts = 0
+        self.external: list[str] = []
+        self.tags: list[tuple[str, dict[str, str | None]]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        values = dict(attrs)
+        self.tags.append((tag, values))
+        if values.get("id"):
+            self.ids.add(values["id"] or "")
+        if tag == "a" and values.get("href"):
+            self.hrefs.append(values["href"] or "")
+        if tag == "script":
+            self.scripts += 1
+        for name in ("src", "href"):
+            value = values.get(name) or ""
+            if re.match(r"(https?:)?//", value):
+                self.external.append(value)
+
+
+def _parse(html: str) -> _Collector:
+    collector = _Collector()
+    collector.feed(html)
+    return collector
+
+
+def _run(tmp_path: Path, rows: list[dict[str, object]]) -> BatchRun:
+    source = write_jsonl(tmp_path / "in.jsonl", rows)
+    return evaluate_file(source, judge=SentenceJudge(), progress=False)
+
+
+def test_report_is_self_contained_and_every_anchor_resolves(tmp_path: Path) -> None:
+    run = _run(tmp_path, [good_row(i) for i in range(3)])
+    path = write_report(run.results, tmp_path / "r" / "report.html", samples=run.samples, title="T")
+    html = path.read_text("utf-8")
+    parsed = _parse(html)
+    assert parsed.external == [] and "<link" not in html and "@import" not in html and "url(" not in html
+    assert parsed.scripts == 1  # the one inline script, no src
+    assert all(values.get("src") is None for tag, values in parsed.tags if tag == "script")
+    assert "Content-Security-Policy" in html and "default-src 'none'" in html
+    internal = [href[1:] for href in parsed.hrefs if href.startswith("#")]
+    assert internal and all(target in parsed.ids for target in internal)
+    assert {"sample-0", "sample-0-chunk-0", "sample-0-claim-1", "summary", "diagnostic"} <= parsed.ids
+
+
+def test_claims_are_coloured_by_category_and_linked_to_their_chunk(tmp_path: Path) -> None:
+    run = _run(tmp_path, [good_row(1)])
+    html = render_report(run.results, samples=run.samples)
+    grounded = re.search(r"<li id='sample-0-claim-0' class='claim cat-grounded'>.*?</li>", html)
+    assert grounded and "href='#sample-0-chunk-0'" in grounded.group(0)
+    hallucinated = re.search(r"<li id='sample-0-claim-1' class='claim cat-halluc'>.*?</li>", html)
+    assert hallucinated and "no chunk supports it" in hallucinated.group(0)
+    # the claim is highlighted inside the response, linking to its entry in the claim list
+    assert "<a class='mark cat-halluc' href='#sample-0-claim-1'" in html
+    assert "data-flags='hallucination'" in html
+
+
+def test_user_text_is_escaped_everywhere(tmp_path: Path) -> None:
+    row = {
+        "user_input": f"Q {XSS}",
+        "retrieved_contexts": [f"chunk {XSS}"],
+        "response": f"Answer {XSS}.",
+        "reference": f"Ref {XSS}.",
+        "id": f"id-{XSS}",
+    }
+    run = _run(tmp_path, [row])
+    errors = [RowError(f"file{XSS}.jsonl", f"bad {XSS}", line=3, field="response")]
+    html = render_report(run.results, samples=run.samples, title=f"title {XSS}", errors=errors)
+    parsed = _parse(html)
+    assert parsed.scripts == 1
+    assert not any(tag == "img" for tag, _ in parsed.tags)
+    assert not any(name.startswith("on") for _, values in parsed.tags for name in values)
+    assert "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt;" in html
+
+
+def test_report_without_samples_failed_results_and_no_ragchecker_metrics(tmp_path: Path) -> None:
+    run = _run(tmp_path, [good_row(1)])
+    failed = EvaluationResult(sample_id="broken", judge="j", scores={}, error="ValueError: bad evidence")
+    html = render_report([*run.results, failed], samples=None)
+    assert "The sample's texts are not in these results." in html
+    assert "Evaluation failed: ValueError: bad evidence" in html
+    assert "1 failed" in html
+    only_ragas = evaluate_file(
+        write_jsonl(tmp_path / "b.jsonl", [good_row(2)]),
+        judge=SentenceJudge(),
+        metrics=["context_recall"],
+        progress=False,
+    )
+    assert "No RAGChecker metrics in these results." in render_report(only_ragas.results)
+    assert "No scores." in render_report([])
+
+
+def test_histograms_count_every_determined_score(tmp_path: Path) -> None:
+    run = _run(tmp_path, [good_row(i) for i in range(4)])
+    html = render_report(run.results, samples=run.samples)
+    row = re.search(r"<tr><th scope='row'><code>hallucination</code></th><td>(<svg.*?</svg>)", html)
+    assert row is not None
+    titles = re.findall(r"<title>([\d.]+)–([\d.]+): (\d+) samples?</title>", row.group(1))
+    assert sum(int(count) for *_, count in titles) == 4
+    assert ("0.5", "0.6", "4") in titles

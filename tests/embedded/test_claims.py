@@ -1,0 +1,102 @@
+"""Claim extraction: clauses with the subject carried over, list items, arguments, pronouns, questions."""
+
+from __future__ import annotations
+
+from ragmetrics_core.judges.embedded.claims import MAX_CLAIMS, extract_claims
+
+
+def _texts(text: str) -> list[str]:
+    return [claim.text for claim in extract_claims(text)]
+
+
+def test_compound_sentence_carries_the_subject() -> None:
+    assert _texts("France is located in Western Europe, and its capital is Paris.") == [
+        "France is located in Western Europe",
+        "France's capital is Paris",
+    ]
+
+
+def test_participle_clause_becomes_a_claim_about_the_subject() -> None:
+    assert _texts(
+        "The Life Insurance Corporation of India (LIC) is the largest insurance company in India, known for its "
+        "vast portfolio of investments. LIC contributes to the financial stability of the country."
+    ) == [
+        "The Life Insurance Corporation of India (LIC) is the largest insurance company in India",
+        "The Life Insurance Corporation of India (LIC) is known for its vast portfolio of investments",
+        "LIC contributes to the financial stability of the country",
+    ]
+
+
+def test_leading_pronoun_takes_the_previous_subject() -> None:
+    claims = _texts("The Eiffel Tower is in Paris. It was completed in 1889.")
+    assert claims == ["The Eiffel Tower is in Paris", "The Eiffel Tower was completed in 1889"]
+
+
+def test_enumeration_becomes_one_claim_per_item() -> None:
+    assert _texts("John is taking Data Structures, Algorithms, and Artificial Intelligence.") == [
+        "John is taking Data Structures",
+        "John is taking Algorithms",
+        "John is taking Artificial Intelligence",
+    ]
+
+
+def test_relative_clause_inside_the_main_clause() -> None:
+    assert _texts("Paris, which is the capital of France, has 2 million people.") == [
+        "Paris is the capital of France",
+        "Paris has 2 million people",
+    ]
+
+
+def test_inserted_participle_clause() -> None:
+    assert _texts("The Eiffel Tower, located in Paris, was completed in 1889 and is 330 metres tall.") == [
+        "The Eiffel Tower is located in Paris",
+        "The Eiffel Tower was completed in 1889",
+        "The Eiffel Tower is 330 metres tall",
+    ]
+    assert _texts("The club, founded in 1886, plays in Totton.") == [
+        "The club was founded in 1886",
+        "The club plays in Totton",
+    ]
+
+
+def test_adverbial_arguments_become_separate_claims() -> None:
+    assert _texts("Paterson died on November 10, 2018, at the age of 78.") == [
+        "Paterson died on November 10, 2018",
+        "Paterson died at the age of 78",
+    ]
+
+
+def test_questions_hedges_and_empty_sentences_are_not_claims() -> None:
+    assert _texts("Do you like it? Yes, I think that Paris is big. Haha!") == ["Paris is big"]
+    assert _texts("") == []
+    assert _texts("   ") == []
+    assert _texts("ok.") == []
+
+
+def test_russian_clauses() -> None:
+    assert _texts("Эйфелева башня была построена в 1889 году. В Париже весной мягкая погода.") == [
+        "Эйфелева башня была построена в 1889 году",
+        "В Париже весной мягкая погода",
+    ]
+    assert _texts("Париж — столица Франции, а Берлин является столицей Германии.") == [
+        "Париж — столица Франции",
+        "Берлин является столицей Германии",
+    ]
+
+
+def test_chinese_clauses_carry_the_subject() -> None:
+    text = "印度人寿保险公司(LIC)是印度最大的保险公司,以其庞大的投资组合而闻名。LIC 为国家的金融稳定做出了贡献。"
+    assert _texts(text) == [
+        "印度人寿保险公司(LIC)是印度最大的保险公司",
+        "印度人寿保险公司(LIC)以其庞大的投资组合而闻名",
+        "LIC 为国家的金融稳定做出了贡献",
+    ]
+
+
+def test_claims_keep_the_language_of_the_input() -> None:
+    for text in ("Башня стоит в Париже.", "铁塔位于巴黎。"):
+        assert _texts(text)[0] in text
+
+
+def test_claim_cap_on_huge_text() -> None:
+    assert len(extract_claims("The tower is tall. " * 5000)) == MAX_CLAIMS
