@@ -32,9 +32,9 @@ from llama_index.core.instrumentation.span_handlers import BaseSpanHandler
 from llama_index.core.llms import MockLLM
 from llama_index.core.postprocessor import SimilarityPostprocessor
 from llama_index.core.query_engine import BaseQueryEngine
-from ragmetrics_llamaindex import HashEmbedding, RagMetricsInstrumentor
 
 from ragmetrics_core.online.types import Origin
+from ragmetrics_llamaindex import HashEmbedding, RagMetricsInstrumentor
 
 CITIES = [
     ("Paris", "France", "the Eiffel Tower"),

@@ -18,9 +18,9 @@ from llama_index.core.base.llms.types import CompletionResponse, CompletionRespo
 from llama_index.core.base.response.schema import StreamingResponse
 from llama_index.core.llms import CustomLLM
 from llama_index.core.postprocessor import SimilarityPostprocessor
-from ragmetrics_llamaindex import HashEmbedding, RagMetricsInstrumentor
 
 from ragmetrics_core.online import CallbackEmitter, EvaluationRecord, OnlineEvaluator
+from ragmetrics_llamaindex import HashEmbedding, RagMetricsInstrumentor
 
 CORPUS = [
     "The Eiffel Tower is in Paris. It was completed in 1889 for the World's Fair.",

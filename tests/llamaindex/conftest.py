@@ -10,10 +10,10 @@ import pytest
 from llama_index.core import Document, VectorStoreIndex
 from llama_index.core.instrumentation import get_dispatcher  # type: ignore[attr-defined]  # public path, implicit re-export
 from llama_index.core.llms import MockLLM
-from ragmetrics_llamaindex import RagMetricsInstrumentor
-from ragmetrics_llamaindex.offline import HashEmbedding
 
 from ragmetrics_core.online.types import Origin, SampleDraft
+from ragmetrics_llamaindex import RagMetricsInstrumentor
+from ragmetrics_llamaindex.offline import HashEmbedding
 
 CORPUS = {
     "paris": "Paris is the capital of France. The Eiffel Tower stands in Paris.",

@@ -10,8 +10,8 @@ from llama_index.core.base.response.schema import Response, StreamingResponse
 from llama_index.core.instrumentation import get_dispatcher  # type: ignore[attr-defined]  # public path, implicit re-export
 from llama_index.core.llms import MockLLM
 from pydantic import ValidationError
-from ragmetrics_llamaindex import RagMetricsInstrumentor
 
+from ragmetrics_llamaindex import RagMetricsInstrumentor
 from tests.llamaindex.conftest import RecordingSink
 
 

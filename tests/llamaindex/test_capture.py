@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from llama_index.core import VectorStoreIndex
 from llama_index.core.llms import MockLLM
-from ragmetrics_llamaindex import RagMetricsInstrumentor
 
+from ragmetrics_llamaindex import RagMetricsInstrumentor
 from tests.llamaindex.conftest import CORPUS, RecordingSink
 
 

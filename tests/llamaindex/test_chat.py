@@ -6,8 +6,8 @@ import pytest
 from llama_index.core import VectorStoreIndex
 from llama_index.core.chat_engine.types import AgentChatResponse, ChatMode, StreamingAgentChatResponse
 from llama_index.core.llms import MockLLM
-from ragmetrics_llamaindex import RagMetricsInstrumentor
 
+from ragmetrics_llamaindex import RagMetricsInstrumentor
 from tests.llamaindex.conftest import RecordingSink
 
 WAIT_S = 10.0

@@ -20,15 +20,12 @@ from opentelemetry.sdk._logs.export import InMemoryLogRecordExporter, SimpleLogR
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
-from ragmetrics_llamaindex import RagMetricsInstrumentor
 
 from ragmetrics_core.engine import Evaluator
 from ragmetrics_core.online import OnlineEvaluator, OtelEmitter
 from ragmetrics_core.online import semconv as sc
 from ragmetrics_core.sample import RagSample
-
-# The default engine scores with the embedded judge, which lives on its own branch until it is merged.
-pytest.importorskip("ragmetrics_core.judges.embedded", reason="the embedded judge is not installed")
+from ragmetrics_llamaindex import RagMetricsInstrumentor
 
 METRICS = ["faithfulness", "response_relevancy"]
 FLUSH_S = 60.0

@@ -6,7 +6,6 @@ And the reverse: when our side fails (sink down, a bug of ours), the user's quer
 from __future__ import annotations
 
 import pytest
-import ragmetrics_llamaindex._handlers as handlers
 from llama_index.core import VectorStoreIndex
 from llama_index.core.base.base_retriever import BaseRetriever
 from llama_index.core.base.response.schema import Response
@@ -14,8 +13,9 @@ from llama_index.core.chat_engine import ContextChatEngine
 from llama_index.core.llms import MockLLM
 from llama_index.core.query_engine import RetrieverQueryEngine
 from llama_index.core.schema import NodeWithScore, QueryBundle
-from ragmetrics_llamaindex import RagMetricsInstrumentor
 
+import ragmetrics_llamaindex._handlers as handlers
+from ragmetrics_llamaindex import RagMetricsInstrumentor
 from tests.llamaindex.conftest import RecordingSink
 
 

@@ -12,9 +12,9 @@ from llama_index.core.callbacks import CallbackManager
 from llama_index.core.llms import MockLLM
 from llama_index.core.postprocessor import SimilarityPostprocessor
 from llama_index.core.query_engine import RetrieverQueryEngine
+
 from ragmetrics_llamaindex import RagMetricsCallbackHandler
 from ragmetrics_llamaindex.offline import HashEmbedding
-
 from tests.llamaindex.conftest import CORPUS, RecordingSink
 from tests.llamaindex.test_errors import FailingRetriever, RetrieverDown
 

@@ -8,8 +8,8 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import get_current_span
-from ragmetrics_llamaindex import RagMetricsInstrumentor
 
+from ragmetrics_llamaindex import RagMetricsInstrumentor
 from tests.llamaindex.conftest import RecordingSink
 
 

@@ -10,9 +10,9 @@ from llama_index.core.base.response.schema import Response
 from llama_index.core.instrumentation import get_dispatcher  # type: ignore[attr-defined]  # public path, implicit re-export
 from llama_index.core.llms import MockLLM
 from llama_index.core.postprocessor import SimilarityPostprocessor
-from ragmetrics_llamaindex import RagMetricsInstrumentor
 
 from ragmetrics_core.online.types import ContextDraft, SampleDraft
+from ragmetrics_llamaindex import RagMetricsInstrumentor
 from tests.llamaindex.conftest import CORPUS, RecordingSink
 
 QUESTIONS = [

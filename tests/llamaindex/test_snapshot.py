@@ -8,6 +8,7 @@ from collections.abc import Generator
 from llama_index.core.base.response.schema import PydanticResponse, Response, StreamingResponse
 from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 from pydantic import BaseModel
+
 from ragmetrics_llamaindex._snapshot import (
     clip,
     context_of,

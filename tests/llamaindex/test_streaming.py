@@ -10,8 +10,8 @@ from llama_index.core import VectorStoreIndex
 from llama_index.core.base.llms.types import CompletionResponse, CompletionResponseGen
 from llama_index.core.base.response.schema import AsyncStreamingResponse, StreamingResponse
 from llama_index.core.llms import MockLLM
-from ragmetrics_llamaindex import RagMetricsInstrumentor
 
+from ragmetrics_llamaindex import RagMetricsInstrumentor
 from tests.llamaindex.conftest import RecordingSink
 
 QUESTION = "What is the capital of France?"
