@@ -96,7 +96,8 @@ def main() -> None:
         ),
     }
 
-    online = OnlineEvaluator(emitters=[CallbackEmitter(print_record)])
+    records: list[EvaluationRecord] = []  # filled on the emitter's thread while the app keeps answering
+    online = OnlineEvaluator(emitters=[CallbackEmitter(records.append)])
     instrumentor = RagMetricsInstrumentor(online).instrument()
     try:
         print("Answers as the application sees them:")
@@ -110,8 +111,10 @@ def main() -> None:
         response.print_response_stream()
         print()
 
-        print("\nScores from the embedded judge (computed in the background):")
         online.flush(timeout_s=120)
+        print("\nScores from the embedded judge (computed in the background):")
+        for record in sorted(records, key=lambda r: r.submitted_ns):
+            print_record(record)
     finally:
         instrumentor.uninstrument()
         online.shutdown(timeout_s=10)
