@@ -163,3 +163,18 @@ async def test_concurrent_queries_each_get_their_own_evaluation(index: VectorSto
         assert context is not None
         requests.add(context.span_id)
     assert parents == requests
+
+
+def test_without_an_evaluator_the_default_online_pipeline_scores_the_queries(index: VectorStoreIndex) -> None:
+    instrumentor = RagMetricsInstrumentor().instrument()
+    online = instrumentor.evaluator
+    try:
+        assert isinstance(online, OnlineEvaluator)
+        index.as_query_engine(llm=MockLLM(max_tokens=4)).query("capital of Italy")
+        assert online.flush(FLUSH_S)
+        stats = online.stats()
+        assert (stats.submitted, stats.completed, stats.failed) == (1, 1, 0)
+    finally:
+        instrumentor.uninstrument()
+        if isinstance(online, OnlineEvaluator):
+            online.shutdown(timeout_s=5)
