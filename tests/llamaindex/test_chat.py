@@ -2,10 +2,20 @@
 
 from __future__ import annotations
 
+import gc
+from collections.abc import Iterator
+
 import pytest
 from llama_index.core import VectorStoreIndex
-from llama_index.core.chat_engine.types import AgentChatResponse, ChatMode, StreamingAgentChatResponse
+from llama_index.core.base.llms.types import ChatMessage, ChatResponse, MessageRole
+from llama_index.core.chat_engine.types import (
+    AgentChatResponse,
+    BaseChatEngine,
+    ChatMode,
+    StreamingAgentChatResponse,
+)
 from llama_index.core.llms import MockLLM
+from llama_index.core.schema import NodeWithScore
 
 from ragmetrics_llamaindex import RagMetricsInstrumentor
 from tests.llamaindex.conftest import RecordingSink
@@ -131,3 +141,67 @@ def test_a_condensing_chat_engine_is_one_sample_with_its_nested_query_counted(
     assert second.user_input == "and of Spain?"
     assert second.response == "".join(tokens).strip()
     assert instrumentor.stats()["open"] == 0
+
+
+class DirectStreamChatEngine(BaseChatEngine):
+    """A chat engine whose stream is read by the user directly (``is_writing_to_memory=False``)."""
+
+    def __init__(self, nodes: list[NodeWithScore], deltas: list[str]) -> None:
+        self._nodes = nodes
+        self._deltas = deltas
+
+    def reset(self) -> None:
+        return None
+
+    @property
+    def chat_history(self) -> list[ChatMessage]:
+        return []
+
+    def _stream(self) -> Iterator[ChatResponse]:
+        text = ""
+        for delta in self._deltas:
+            text += delta
+            yield ChatResponse(message=ChatMessage(role=MessageRole.ASSISTANT, content=text), delta=delta)
+
+    def chat(self, message: str, chat_history: list[ChatMessage] | None = None) -> AgentChatResponse:
+        return AgentChatResponse(response="".join(self._deltas), source_nodes=self._nodes)
+
+    def stream_chat(self, message: str, chat_history: list[ChatMessage] | None = None) -> StreamingAgentChatResponse:
+        return StreamingAgentChatResponse(
+            chat_stream=self._stream(), source_nodes=self._nodes, is_writing_to_memory=False
+        )
+
+    async def achat(self, message: str, chat_history: list[ChatMessage] | None = None) -> AgentChatResponse:
+        return self.chat(message)
+
+    async def astream_chat(
+        self, message: str, chat_history: list[ChatMessage] | None = None
+    ) -> StreamingAgentChatResponse:
+        return self.stream_chat(message)
+
+
+def test_a_stream_the_user_reads_directly_is_tapped_and_dropped_if_abandoned(
+    index: VectorStoreIndex, sink: RecordingSink, instrumentor: RagMetricsInstrumentor
+) -> None:
+    nodes = index.as_retriever(similarity_top_k=1).retrieve("capital of Italy")
+    engine = DirectStreamChatEngine(nodes, ["Rome ", "is ", "the ", "capital."])
+
+    read = engine.stream_chat("capital of Italy")
+    assert sink.items == []
+    tokens = list(read.response_gen)
+    assert tokens == ["Rome ", "is ", "the ", "capital."]
+    draft, origin = sink.only()
+    assert draft.user_input == "capital of Italy"
+    assert draft.response == "Rome is the capital."
+    assert [c.id for c in draft.contexts] == [n.node.node_id for n in nodes]
+    assert origin.chain_name == "DirectStreamChatEngine"
+
+    abandoned = engine.stream_chat("again")
+    stream = abandoned.response_gen
+    next(stream)
+    stream.close()
+    del abandoned, stream
+    gc.collect()
+    assert len(sink.items) == 1
+    stats = instrumentor.stats()
+    assert (stats["dropped_abandoned"], stats["open"]) == (1, 0)
