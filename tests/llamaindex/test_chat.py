@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterator
 
 import pytest
 from llama_index.core import VectorStoreIndex
-from llama_index.core.base.llms.types import ChatMessage, ChatResponse, MessageRole
+from llama_index.core.base.llms.types import ChatMessage, ChatResponse, ChatResponseGen, MessageRole
 from llama_index.core.chat_engine.types import (
     AgentChatResponse,
     BaseChatEngine,
@@ -157,7 +156,7 @@ class DirectStreamChatEngine(BaseChatEngine):
     def chat_history(self) -> list[ChatMessage]:
         return []
 
-    def _stream(self) -> Iterator[ChatResponse]:
+    def _stream(self) -> ChatResponseGen:
         text = ""
         for delta in self._deltas:
             text += delta
