@@ -156,3 +156,16 @@ async def test_async_stream_abandoned_is_dropped(
     await stream.aclose()
     assert sink.items == []
     assert (instrumentor.stats()["dropped_abandoned"], instrumentor.stats()["open"]) == (1, 0)
+
+
+async def test_async_stream_never_read_is_dropped_when_collected(
+    index: VectorStoreIndex, sink: RecordingSink, instrumentor: RagMetricsInstrumentor
+) -> None:
+    response = await index.as_query_engine(llm=MockLLM(max_tokens=3), streaming=True).aquery(QUESTION)
+    assert isinstance(response, AsyncStreamingResponse)
+    assert instrumentor.stats()["open"] == 1
+    del response
+    gc.collect()
+    stats = instrumentor.stats()
+    assert (stats["dropped_abandoned"], stats["open"]) == (1, 0)
+    assert sink.items == []
