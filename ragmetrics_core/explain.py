@@ -38,7 +38,8 @@ def _explanation(
     # Chunks are numbered from 1 in text, as the judges' own rationales number them.
     premise = "reference" if source == "response" else "response"
     rationales = [f"{premise}: {against.rationale}"] if against is not None and against.rationale else []
-    if joint is not None and joint.rationale:
+    single_chunk_support = any(check.entailed for check in row or [])
+    if joint is not None and joint.rationale and not single_chunk_support:
         rationales.append(f"all chunks: {joint.rationale}")
     for j, check in enumerate(row or []):
         if check.verdict is not Verdict.NEUTRAL and check.rationale:
