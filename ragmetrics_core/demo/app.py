@@ -6,7 +6,7 @@ from __future__ import annotations
 import importlib.util
 import time
 
-from ragmetrics_core.demo.corpus import TOP_K, Corpus, embed, search
+from ragmetrics_core.demo.corpus import Corpus, search
 from ragmetrics_core.online.types import ContextDraft, Origin, SampleDraft, SampleSink
 
 CHAIN_NAME = "ragmetrics-demo"
@@ -20,29 +20,28 @@ def langchain_available() -> bool:
 def run_langchain_app(corpus: Corpus, sink: SampleSink) -> None:
     """Answer every question with an LCEL chain (vector store retriever → prompt → scripted chat model);
     ``RagMetricsCallbackHandler`` captures each run and hands it to ``sink``."""
+    from langchain_core.callbacks import CallbackManagerForRetrieverRun
     from langchain_core.documents import Document
-    from langchain_core.embeddings import Embeddings
     from langchain_core.language_models.fake_chat_models import FakeListChatModel
     from langchain_core.output_parsers import StrOutputParser
     from langchain_core.prompts import ChatPromptTemplate
+    from langchain_core.retrievers import BaseRetriever
     from langchain_core.runnables import RunnableLambda, RunnablePassthrough
-    from langchain_core.vectorstores import InMemoryVectorStore
 
     from ragmetrics_langchain import RagMetricsCallbackHandler
 
-    class LexicalEmbeddings(Embeddings):
-        def embed_documents(self, texts: list[str]) -> list[list[float]]:
-            return [embed(text) for text in texts]
+    # A pure-Python retriever over the bundled corpus: LangChain's InMemoryVectorStore would need numpy,
+    # which the demo's install does not bring.
+    class CorpusRetriever(BaseRetriever):
+        def _get_relevant_documents(
+            self, query: str, *, run_manager: CallbackManagerForRetrieverRun
+        ) -> list[Document]:
+            return [
+                Document(page_content=doc.text, id=doc.id, metadata={"source": doc.id, "score": score})
+                for doc, score in search(query, corpus.documents)
+            ]
 
-        def embed_query(self, text: str) -> list[float]:
-            return embed(text)
-
-    store = InMemoryVectorStore(LexicalEmbeddings())
-    store.add_documents(
-        [Document(page_content=doc.text, metadata={"source": doc.id}) for doc in corpus.documents],
-        ids=[doc.id for doc in corpus.documents],
-    )
-    retriever = store.as_retriever(search_kwargs={"k": TOP_K})
+    retriever = CorpusRetriever()
     prompt = ChatPromptTemplate.from_messages(
         [("system", "Answer the question using only this context:\n{context}"), ("human", "{question}")]
     )
