@@ -106,8 +106,11 @@ def check(claim: Terms, premise: Premise, label: str = "premise") -> Check:
     if not premise.units:
         return _verdict(Verdict.NEUTRAL, confidence=1.0, rationale=f"{label} is empty")
     bound = _coverage_bound(claim, premise, total)
-    if bound < CONTRADICTION_ALIGNMENT and not (claim.numbers and _numbers_may_clash(claim, premise)):
-        # Even with every near match counted, the premise cannot entail or contradict: skip the windows.
+    if bound < CONTRADICTION_ALIGNMENT and not (
+        claim.numbers and _numbers_may_clash(claim, premise) and _content_bound(claim, premise) >= NUMBER_ALIGNMENT
+    ):
+        # Even with every near match counted, the premise cannot entail or contradict: skip the windows. (A
+        # disagreeing number alone contradicts only in a window that holds the rest of the claim.)
         rationale = (
             f"at most {bound:.0%} of content found in {label}" if bound else f"no content of the claim in {label}"
         )
@@ -150,6 +153,20 @@ def _numbers_may_clash(claim: Terms, premise: Premise) -> bool:
     return any(number.key not in premise.keys for number in claim.numbers) and any(
         key.startswith("#") for key in premise.keys
     )
+
+
+def _content_bound(claim: Terms, premise: Premise) -> float:
+    """An upper bound of :func:`_content_coverage` over every window: the share of the claim's non-number
+    content found anywhere in the premise."""
+    keys = premise.keys
+    total = earned = 0.0
+    for key, weight in claim.weights.items():
+        if key[0] == "#":
+            continue
+        total += weight
+        if key in keys:
+            earned += weight
+    return earned / total if total else 0.0
 
 
 def _content_coverage(claim: Terms, premise: Premise, window: _Window) -> float:
