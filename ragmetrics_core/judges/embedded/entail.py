@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import pairwise
 
 from ragmetrics_core.evidence import Check, Verdict
@@ -57,6 +58,7 @@ class Premise:
     index: dict[str, list[int]]
     keys: frozenset[str]
     heads: frozenset[str]
+    has_numbers: bool
 
     @classmethod
     def from_text(cls, text: str, group: int = 0) -> Premise:
@@ -78,6 +80,7 @@ class Premise:
             index=postings,
             keys=frozenset(postings),
             heads=frozenset([key[:PREFIX_LENGTH] for key in postings if len(key) >= PREFIX_LENGTH]),
+            has_numbers=any(unit.numbers for unit in units),
         )
 
     @classmethod
@@ -150,9 +153,7 @@ def _verdict(verdict: Verdict, confidence: float, rationale: str) -> Check:
 
 def _numbers_may_clash(claim: Terms, premise: Premise) -> bool:
     """Whether a claim number is missing while the premise has numbers: then the rest decides contradiction."""
-    return any(number.key not in premise.keys for number in claim.numbers) and any(
-        key.startswith("#") for key in premise.keys
-    )
+    return premise.has_numbers and any(number.key not in premise.keys for number in claim.numbers)
 
 
 def _content_bound(claim: Terms, premise: Premise) -> float:
@@ -201,7 +202,13 @@ def _may_be_near(key: str, premise: Premise) -> bool:
         return False
     if key[:_PREFIX_MIN] in premise.heads:
         return True
-    return any(key[cut:] in premise.keys for cut in range(1, len(key) - _PREFIX_MIN))
+    return not premise.keys.isdisjoint(_inner_suffixes(key))
+
+
+@lru_cache(maxsize=65536)
+def _inner_suffixes(key: str) -> tuple[str, ...]:
+    """The endings of ``key`` a compound match looks for ("sunlight" → "unlight", "nlight", "light")."""
+    return tuple(key[cut:] for cut in range(1, len(key) - _PREFIX_MIN))
 
 
 def _best_window(claim: Terms, premise: Premise, total: float) -> _Window | None:

@@ -380,13 +380,17 @@ def _tokens(text: str) -> list[_Token]:
                 for match in _TOKEN_RE.finditer(text)]
     found: list[_Token] = []
     position = 0
+    find = text.find
     for raw in text.split():
-        start = text.find(raw, position)
+        start = find(raw, position)
         position = start + len(raw)
         core = raw.strip(_EDGE_PUNCTUATION)
+        if core is raw and raw.isalpha():
+            # The common case, a bare word: no offsets to adjust.
+            found.append(("word", raw, start, position))
+            continue
         if not core:
             continue
-
         offset = start + raw.find(core)
         if core.isalpha():
             found.append(("word", core, offset, offset + len(core)))
