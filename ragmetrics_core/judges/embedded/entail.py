@@ -88,10 +88,26 @@ class Premise:
         """All premises as one text, each sentence remembering which premise (chunk) it came from."""
         units: list[Terms] = []
         groups: list[int] = []
+        postings: dict[str, list[int]] = {}
         for number, premise in enumerate(premises):
+            offset = len(units)
+            # Each premise's index shifted by its first sentence: no sentence is analysed twice.
+            for key, positions in premise.index.items():
+                found = postings.get(key)
+                if found is None:
+                    postings[key] = [position + offset for position in positions]
+                elif len(found) < MAX_POSTINGS:
+                    found.extend([position + offset for position in positions[: MAX_POSTINGS - len(found)]])
             units.extend(premise.units)
             groups.extend([number] * len(premise.units))
-        return cls.from_units(units, groups)
+        return cls(
+            units=tuple(units),
+            group=tuple(groups),
+            index=postings,
+            keys=frozenset(postings),
+            heads=frozenset().union(*(premise.heads for premise in premises)),
+            has_numbers=any(premise.has_numbers for premise in premises),
+        )
 
 
 @dataclass(frozen=True, slots=True)
