@@ -35,10 +35,15 @@ def _explanation(
     source: str, index: int, text: str, against: Check | None, row: list[Check] | None, joint: Check | None,
     category: str | None,
 ) -> ClaimExplanation:
-    rationales = [check.rationale for check in (against, joint) if check is not None and check.rationale]
+    # Chunks are numbered from 1 in text, as the judges' own rationales number them.
+    premise = "reference" if source == "response" else "response"
+    rationales = [f"{premise}: {against.rationale}"] if against is not None and against.rationale else []
+    single_chunk_support = any(check.entailed for check in row or [])
+    if joint is not None and joint.rationale and not single_chunk_support:
+        rationales.append(f"all chunks: {joint.rationale}")
     for j, check in enumerate(row or []):
         if check.verdict is not Verdict.NEUTRAL and check.rationale:
-            rationales.append(f"chunk {j}: {check.rationale}")
+            rationales.append(f"chunk {j + 1}: {check.rationale}")
     return ClaimExplanation(
         source=source,
         index=index,

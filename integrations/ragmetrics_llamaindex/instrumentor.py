@@ -1,0 +1,184 @@
+"""``RagMetricsInstrumentor``: score a LlamaIndex app's live queries without touching its code."""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from llama_index.core.instrumentation import Dispatcher, get_dispatcher  # type: ignore[attr-defined]  # public path, implicit re-export
+
+from ragmetrics_core.online.types import SampleSink
+from ragmetrics_llamaindex._capture import CaptureScope
+from ragmetrics_llamaindex._handlers import EventTap, SpanTap
+from ragmetrics_llamaindex._snapshot import clip, contexts_of, merge_contexts
+from ragmetrics_llamaindex._trace import Trace, TraceKind, TraceRegistry
+from ragmetrics_llamaindex.options import CaptureOptions
+from ragmetrics_llamaindex.stats import CaptureStats, Outcome
+
+
+def default_sink() -> SampleSink:
+    """The library's own :class:`~ragmetrics_core.online.OnlineEvaluator` with its defaults."""
+    from ragmetrics_core.online import OnlineEvaluator
+
+    return OnlineEvaluator()
+
+
+class CaptureHandle:
+    """What a :meth:`RagMetricsInstrumentor.capture` block yields: supply what LlamaIndex did not see."""
+
+    def __init__(self, trace: Trace | None, options: CaptureOptions) -> None:
+        self._trace = trace
+        self._options = options
+
+    @property
+    def active(self) -> bool:
+        """False when the block is not traced (instrumentor not installed, or at capacity)."""
+        return self._trace is not None and not self._trace.settled
+
+    def set_question(self, question: str) -> None:
+        if self._trace is not None:
+            self._trace.user_input = clip(str(question), self._options.max_text_chars)
+
+    def set_response(self, response: str) -> None:
+        """The answer your code produced from the retrieved nodes (wins over any LLM call seen)."""
+        if self._trace is not None:
+            self._trace.response = clip(str(response), self._options.max_text_chars)
+            self._trace.response_fixed = True
+
+    def add_nodes(self, nodes: Iterable[object]) -> None:
+        """Nodes the answer was built from that no instrumented retriever returned."""
+        if self._trace is not None:
+            extra = contexts_of(nodes, self._options.max_text_chars, self._options.max_contexts)
+            self._trace.raw_retrieval = merge_contexts(self._trace.raw_retrieval, extra, self._options.max_contexts)
+
+
+class RagMetricsInstrumentor:
+    """Registers handlers on LlamaIndex's instrumentation dispatcher and turns each query into a sample.
+
+    Every query-engine ``query``/``aquery``, every chat-engine ``chat``/``achat``/``stream_chat``/
+    ``astream_chat`` and every :meth:`capture` block becomes one sample: the question, the nodes the LLM
+    was given (the response's ``source_nodes``), and the answer; it is handed to ``evaluator`` (a
+    :class:`~ragmetrics_core.online.types.SampleSink`) when the run, or the user's stream, has finished.
+    Nothing is scored on the caller's thread and nothing we do can raise into it.
+    """
+
+    def __init__(
+        self,
+        evaluator: SampleSink | None = None,
+        *,
+        capture_raw_retrieval: bool = False,
+        max_text_chars: int = 20_000,
+        max_contexts: int = 64,
+        max_open_queries: int = 1_000,
+        chain_name: str | None = None,
+        tags: Iterable[str] = (),
+    ) -> None:
+        self._options = CaptureOptions(
+            capture_raw_retrieval=capture_raw_retrieval,
+            max_text_chars=max_text_chars,
+            max_contexts=max_contexts,
+            max_open_queries=max_open_queries,
+            chain_name=chain_name,
+            tags=tuple(tags),
+        )
+        self._sink = evaluator
+        self._stats = CaptureStats()
+        self._scope = CaptureScope()
+        self._lock = threading.Lock()
+        self._registry: TraceRegistry | None = None
+        self._dispatcher: Dispatcher | None = None
+        self._handlers: tuple[SpanTap, EventTap] | None = None
+
+    @property
+    def options(self) -> CaptureOptions:
+        return self._options
+
+    @property
+    def evaluator(self) -> SampleSink | None:
+        """The sink samples go to (created at :meth:`instrument` when none was given)."""
+        return self._sink
+
+    @property
+    def is_instrumented(self) -> bool:
+        return self._handlers is not None
+
+    def instrument(self, dispatcher: Dispatcher | None = None) -> RagMetricsInstrumentor:
+        """Attach to ``dispatcher`` (LlamaIndex's root dispatcher by default); idempotent."""
+        target = dispatcher if dispatcher is not None else get_dispatcher()
+        with self._lock:
+            if self._handlers is not None:
+                if target is not self._dispatcher:
+                    raise RuntimeError(
+                        "RagMetricsInstrumentor is already attached to dispatcher "
+                        f"{self._dispatcher.name if self._dispatcher else '?'!r}; call uninstrument() first"
+                    )
+                return self
+            if self._sink is None:
+                self._sink = default_sink()
+            registry = TraceRegistry(self._sink, self._options, self._stats)
+            span_tap = SpanTap(registry, self._scope)
+            event_tap = EventTap(registry)
+            target.add_span_handler(span_tap)
+            target.add_event_handler(event_tap)
+            self._registry, self._dispatcher, self._handlers = registry, target, (span_tap, event_tap)
+        return self
+
+    def uninstrument(self) -> None:
+        """Detach the handlers and forget the queries still in flight (they are counted, not submitted)."""
+        with self._lock:
+            if self._handlers is None or self._dispatcher is None:
+                return
+            span_tap, event_tap = self._handlers
+            dispatcher = self._dispatcher
+            # Rebind rather than mutate: the dispatcher may be iterating the old lists on another thread.
+            dispatcher.span_handlers = [h for h in dispatcher.span_handlers if h is not span_tap]
+            dispatcher.event_handlers = [h for h in dispatcher.event_handlers if h is not event_tap]
+            registry = self._registry
+            self._registry, self._dispatcher, self._handlers = None, None, None
+        if registry is not None:
+            registry.drop_all()
+
+    def stats(self) -> dict[str, int]:
+        """What happened to the runs seen so far, by outcome, plus how many are open right now."""
+        counts = self._stats.snapshot()
+        registry = self._registry
+        counts["open"] = registry.open_count if registry is not None else 0
+        return counts
+
+    @contextmanager
+    def capture(self, question: str | None = None, *, chain_name: str | None = None) -> Iterator[CaptureHandle]:
+        """Group everything LlamaIndex does inside the block into one sample.
+
+        For retriever-only code: the contexts are the nodes of the block's retrievals, the answer is what
+        you pass to :meth:`CaptureHandle.set_response` (else the last LLM answer seen in the block). The
+        question defaults to the first retrieval's query. An exception leaving the block drops the sample
+        and propagates unchanged; a block with no answer is counted as incomplete.
+        """
+        registry = self._registry
+        trace = None
+        if registry is not None:
+            trace = registry.open(TraceKind.CAPTURE, f"capture-{uuid.uuid4()}", chain_name or "capture")
+        handle = CaptureHandle(trace, self._options)
+        if registry is None or trace is None:
+            yield handle
+            return
+        if question is not None:
+            handle.set_question(question)
+        token = self._scope.var.set(trace)
+        try:
+            yield handle
+        except BaseException:
+            registry.drop(trace, Outcome.DROPPED_ERROR)
+            raise
+        finally:
+            self._scope.var.reset(token)
+        registry.submit(trace, trace.response)
+
+    def __enter__(self) -> RagMetricsInstrumentor:
+        return self.instrument()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.uninstrument()
