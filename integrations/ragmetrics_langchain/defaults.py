@@ -1,0 +1,33 @@
+"""The process-wide default sink, created on first use so that importing the integration stays cheap."""
+
+from __future__ import annotations
+
+import threading
+
+from ragmetrics_core.online.types import SampleSink
+
+_lock = threading.Lock()
+_default: SampleSink | None = None
+
+
+def default_sink() -> SampleSink:
+    """One shared ``OnlineEvaluator`` for every handler built without an explicit evaluator.
+
+    Sharing matters: a handler per request must not start a worker thread per request. It scores with the
+    engine's defaults (embedded judge), writes OpenTelemetry through the app's global providers when the
+    ``otel`` extra is installed, and finishes pending work (within its time limit) at interpreter exit.
+    """
+    global _default
+    with _lock:
+        if _default is None:
+            from ragmetrics_core.online import Emitter, OnlineEvaluator
+
+            emitters: list[Emitter] = []
+            try:
+                from ragmetrics_core.online import OtelEmitter
+            except ImportError:  # installed without the otel extra: scores stay in the pipeline's stats
+                pass
+            else:
+                emitters.append(OtelEmitter())
+            _default = OnlineEvaluator(emitters=emitters, register_atexit=True)
+        return _default
