@@ -280,7 +280,7 @@ def run_sync(coroutine: Awaitable[T]) -> T:
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        return _THREAD_LOOP.run(_as_coroutine(coroutine))
+        return _ThreadLoop.current().run(_as_coroutine(coroutine))
     box: dict[str, object] = {}
 
     def target() -> None:
@@ -297,42 +297,46 @@ def run_sync(coroutine: Awaitable[T]) -> T:
     return box["value"]  # type: ignore[return-value]
 
 
-class _ThreadLoop(threading.local):
-    """One event loop per thread, reused by :func:`run_sync` and closed when the thread ends.
+class _ThreadLoop:
+    """The event loop :func:`run_sync` reuses on one thread; the loop is closed when the thread ends.
 
     Each call behaves like ``asyncio.run`` otherwise: tasks the coroutine left behind are cancelled before it
     returns, so nothing from one call runs during the next. ``asyncio.run`` (and ``asyncio.Runner``) also swap
     the SIGINT handler on the main thread for each call, and ``signal.signal`` formats the repr of the previous
     handler, which holds the running task: that alone costs about half a millisecond per sample. Here Ctrl-C
-    raises ``KeyboardInterrupt`` as in plain sync code. A child process after ``fork`` never touches the loop it
-    inherited (its selector is shared with the parent); it starts its own.
+    raises ``KeyboardInterrupt`` as in plain sync code.
     """
 
-    loop: asyncio.AbstractEventLoop | None = None
-    pid: int = 0
+    __slots__ = ("__weakref__", "loop", "pid")
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.pid = os.getpid()
+        # Held by the thread's local storage only: when the thread ends, the holder goes and the loop is closed.
+        weakref.finalize(self, _close_loop, self.loop, self.pid)
+
+    @classmethod
+    def current(cls) -> _ThreadLoop:
+        holder: _ThreadLoop | None = getattr(_THREAD_LOOPS, "holder", None)
+        if holder is not None and holder.pid != os.getpid():
+            # A child after fork never touches the loop it inherited: its selector is shared with the parent.
+            _INHERITED_LOOPS.append(holder)
+            holder = None
+        if holder is None or holder.loop.is_closed():
+            holder = _THREAD_LOOPS.holder = cls()
+        return holder
 
     def run(self, coroutine: Coroutine[Any, Any, T]) -> T:
-        loop = self.loop
-        if loop is None or loop.is_closed() or self.pid != os.getpid():
-            if loop is not None and self.pid != os.getpid():
-                _INHERITED_LOOPS.append(loop)  # never closed here: closing would edit the parent's selector
-            loop = self.loop = asyncio.new_event_loop()
-            self.pid = os.getpid()
-            weakref.finalize(self, _close_loop, loop, self.pid)
         try:
-            return loop.run_until_complete(coroutine)
+            return self.loop.run_until_complete(coroutine)
         finally:
-            _cancel_leftover_tasks(loop)
+            _cancel_leftover_tasks(self.loop)
 
 
 def _close_loop(loop: asyncio.AbstractEventLoop, pid: int) -> None:
-    if os.getpid() != pid or loop.is_closed() or loop.is_running():
-        return
-    try:
-        _cancel_leftover_tasks(loop)
-        loop.run_until_complete(loop.shutdown_asyncgens())
-        loop.run_until_complete(loop.shutdown_default_executor())
-    finally:
+    # Only close(): this may run on another thread (garbage collection, exit), where running the loop to shut
+    # down async generators could collide with that thread's own running loop.
+    if os.getpid() == pid and not loop.is_closed() and not loop.is_running():
         loop.close()
 
 
@@ -345,8 +349,8 @@ def _cancel_leftover_tasks(loop: asyncio.AbstractEventLoop) -> None:
     loop.run_until_complete(asyncio.gather(*leftover, return_exceptions=True))
 
 
-_THREAD_LOOP = _ThreadLoop()
-_INHERITED_LOOPS: list[asyncio.AbstractEventLoop] = []
+_THREAD_LOOPS = threading.local()
+_INHERITED_LOOPS: list[_ThreadLoop] = []
 
 
 async def _as_coroutine(awaitable: Awaitable[T]) -> T:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import threading
 
 import pytest
@@ -72,3 +73,18 @@ def test_inside_a_running_loop_runs_elsewhere() -> None:
     outer_loop, inner_loop = asyncio.run(outer())
     assert outer_loop != inner_loop
 
+
+
+def test_a_finished_threads_loop_is_closed() -> None:
+    loops: list[asyncio.AbstractEventLoop] = []
+
+    async def capture() -> None:
+        loops.append(asyncio.get_running_loop())
+
+    thread = threading.Thread(target=lambda: run_sync(capture()))
+    thread.start()
+    thread.join()
+    del thread
+    gc.collect()
+    assert len(loops) == 1
+    assert loops[0].is_closed()  # no event loop (and its file descriptors) kept per ended thread
