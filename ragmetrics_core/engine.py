@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import sys
 import threading
 import time
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+import weakref
+from collections.abc import Awaitable, Callable, Coroutine, Iterable, Sequence
 from typing import Any, TypeVar
 
 from tqdm import tqdm
@@ -269,11 +271,16 @@ def _progress_bar(total: int) -> tqdm[Any]:
 
 
 def run_sync(coroutine: Awaitable[T]) -> T:
-    """Run a coroutine to completion from sync code, even when the caller is inside an event loop."""
+    """Run a coroutine to completion from sync code, even when the caller is inside an event loop.
+
+    Without a running loop the coroutine runs on this thread's reusable loop (:class:`_ThreadLoop`), which
+    avoids what ``asyncio.run`` costs per call (see there). Inside a running loop it runs on a fresh loop in a
+    helper thread.
+    """
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        return asyncio.run(_as_coroutine(coroutine))
+        return _ThreadLoop.current().run(_as_coroutine(coroutine))
     box: dict[str, object] = {}
 
     def target() -> None:
@@ -288,6 +295,63 @@ def run_sync(coroutine: Awaitable[T]) -> T:
     if "error" in box:
         raise box["error"]  # type: ignore[misc]
     return box["value"]  # type: ignore[return-value]
+
+
+class _ThreadLoop:
+    """The event loop :func:`run_sync` reuses on one thread; the loop is closed when the thread ends.
+
+    Each call behaves like ``asyncio.run`` otherwise: tasks the coroutine left behind are cancelled before it
+    returns, so nothing from one call runs during the next. ``asyncio.run`` (and ``asyncio.Runner``) also swap
+    the SIGINT handler on the main thread for each call, and ``signal.signal`` formats the repr of the previous
+    handler, which holds the running task and through it the sample: 0.4 ms for a one-line sample, 1.2 ms for
+    five 100-word contexts, a quarter of the embedded judge's work. Here Ctrl-C raises ``KeyboardInterrupt`` as
+    in plain sync code.
+    """
+
+    __slots__ = ("__weakref__", "loop", "pid")
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.pid = os.getpid()
+        # Held by the thread's local storage only: when the thread ends, the holder goes and the loop is closed.
+        weakref.finalize(self, _close_loop, self.loop, self.pid)
+
+    @classmethod
+    def current(cls) -> _ThreadLoop:
+        holder: _ThreadLoop | None = getattr(_THREAD_LOOPS, "holder", None)
+        if holder is not None and holder.pid != os.getpid():
+            # A child after fork never touches the loop it inherited: its selector is shared with the parent.
+            _INHERITED_LOOPS.append(holder)
+            holder = None
+        if holder is None or holder.loop.is_closed():
+            holder = _THREAD_LOOPS.holder = cls()
+        return holder
+
+    def run(self, coroutine: Coroutine[Any, Any, T]) -> T:
+        try:
+            return self.loop.run_until_complete(coroutine)
+        finally:
+            _cancel_leftover_tasks(self.loop)
+
+
+def _close_loop(loop: asyncio.AbstractEventLoop, pid: int) -> None:
+    # Only close(): this may run on another thread (garbage collection, exit), where running the loop to shut
+    # down async generators could collide with that thread's own running loop.
+    if os.getpid() == pid and not loop.is_closed() and not loop.is_running():
+        loop.close()
+
+
+def _cancel_leftover_tasks(loop: asyncio.AbstractEventLoop) -> None:
+    leftover = [task for task in asyncio.all_tasks(loop) if not task.done()]
+    if not leftover:
+        return
+    for task in leftover:
+        task.cancel()
+    loop.run_until_complete(asyncio.gather(*leftover, return_exceptions=True))
+
+
+_THREAD_LOOPS = threading.local()
+_INHERITED_LOOPS: list[_ThreadLoop] = []
 
 
 async def _as_coroutine(awaitable: Awaitable[T]) -> T:

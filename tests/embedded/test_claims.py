@@ -73,6 +73,16 @@ def test_questions_hedges_and_empty_sentences_are_not_claims() -> None:
     assert _texts("ok.") == []
 
 
+
+def test_conversational_reactions_are_not_claims() -> None:
+    assert _texts("That is so true! The tower was completed in 1889.") == ["The tower was completed in 1889"]
+    assert _texts("I agree with you. It really is. Absolutely!") == []
+    assert _texts("Это правда. Башня построена в 1889 году.") == ["Башня построена в 1889 году"]
+    assert _texts("It 's interesting that their scope of practice varies.") == ["their scope of practice varies"]
+    # A reaction word inside a real statement keeps the statement.
+    assert _texts("That is true to the original design.") == ["That is true to the original design"]
+    assert _texts("The result was amazing.") == ["The result was amazing"]
+
 def test_russian_clauses() -> None:
     assert _texts("Эйфелева башня была построена в 1889 году. В Париже весной мягкая погода.") == [
         "Эйфелева башня была построена в 1889 году",

@@ -97,3 +97,15 @@ def test_claim_spread_over_two_sentences_is_entailed_jointly() -> None:
 def test_empty_premise_and_contentless_claim() -> None:
     assert _verdict("The tower is tall", "")[0] is Verdict.NEUTRAL
     assert _verdict("it is", "The tower is tall.")[0] is Verdict.NEUTRAL
+
+
+def test_a_missing_year_contradicts_only_where_the_rest_of_the_claim_is() -> None:
+    claim = "The Eiffel Tower in Paris was completed in 1889"
+    # The chunk holds little of the claim besides another year: neutral, decided without a window search.
+    verdict, rationale = _verdict(claim, "The bridge over the river was opened in 1902. Paris grew quickly.")
+    assert verdict is Verdict.NEUTRAL, rationale
+    assert rationale.startswith("at most"), rationale
+    # The chunk holds the rest of the claim with another year: contradicted.
+    verdict, rationale = _verdict(claim, "The Eiffel Tower in Paris was completed in 1887.")
+    assert verdict is Verdict.CONTRADICTED, rationale
+    assert "1889" in rationale and "1887" in rationale

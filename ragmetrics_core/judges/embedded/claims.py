@@ -29,6 +29,31 @@ _HEDGE_RE = re.compile(
     r"|(?:я думаю|мне кажется|я считаю|по-моему)(?:,? что)?[\s,]+|我(?:认为|觉得|想)[,，]?)?",
     re.IGNORECASE,
 )
+# Conversational reactions assert nothing about the world: "That is so true!", "I agree with you.", "Absolutely".
+_REACTION_WORDS = (
+    r"true|interesting|cool|great|awesome|amazing|funny|crazy|right|correct|fascinating|neat|nice|wild|good|"
+    r"impressive|surprising|incredible|fun|sad|weird|strange|hilarious|insane|exciting|unbelievable|wonderful"
+)
+_REACTION_RE = re.compile(
+    r"(?:(?:yes|yeah|yep|oh|wow|well|so|ok|okay|haha|lol|ha|ah|hmm|really|indeed|sure|right)[\s,!.]+)*"
+    r"(?:(?:that|this|it)(?:\s?'s|\s+is|\s+was|\s+sounds|\s+seems)(?:\s+(?:really|so|very|pretty|quite|too|"
+    r"actually|definitely|super|kind of|sort of|such an?))*(?:\s+(?:" + _REACTION_WORDS + r"))?"
+    r"|(?:that|this|it) (?:really|truly|sure|definitely|certainly) (?:is|was|does|did)"
+    r"|(?:how|so|very|really) (?:" + _REACTION_WORDS + r")"
+    r"|(?:" + _REACTION_WORDS + r")|i (?:totally |completely |really )?agree(?: with (?:you|that))?"
+    r"|you(?:'re| are) (?:so |totally |absolutely )?right|good point|me too|same here|i see|i know|of course"
+    r"|absolutely|exactly|definitely|totally|certainly|indeed|wow|cool|nice|thanks?(?: you)?|lol|haha"
+    r"|это (?:правда|интересно|здорово|верно)|интересно|согласен|согласна|точно|конечно"
+    r"|(?:真的|没错|确实|是的|对|有意思|太好了)(?:啊|呀|吧)?)"
+    r"(?:\s+(?:too|then|though|indeed))?[\s!.,…]*",
+    re.IGNORECASE,
+)
+# "It's interesting that X" asserts X.
+_FRAME_RE = re.compile(
+    r"^(?:it\s?'s|it is|that\s?'s|that is) (?:(?:really|so|very|pretty|quite) )?(?:" + _REACTION_WORDS
+    + r") (?:that|how) ",
+    re.IGNORECASE,
+)
 _EN_SPLIT_RE = re.compile(
     r",\s+(?P<conj>and|but|while|whereas|yet|so|although|though)\s+"
     r"|,\s+(?P<rel>which|who)\s+"
@@ -82,7 +107,9 @@ def _claims(text: str) -> tuple[Claim, ...]:
         sentence = _SPACE_BEFORE_PUNCT_RE.sub(r"\1", sentence)
         if sentence.endswith("?"):
             continue  # a question asserts nothing
-        sentence = _HEDGE_RE.sub("", sentence, count=1)
+        sentence = _FRAME_RE.sub("", _HEDGE_RE.sub("", sentence, count=1), count=1)
+        if _REACTION_RE.fullmatch(sentence):
+            continue  # "That is so true!" reacts to the other speaker; it asserts nothing checkable
         lang = language(sentence)
         if lang == "zh":
             pieces, subject = _split_zh(sentence, previous_subject)
@@ -92,7 +119,7 @@ def _claims(text: str) -> tuple[Claim, ...]:
             pieces, subject = _split_western(sentence, previous_subject, ru=False)
         for piece in pieces:
             cleaned = piece.strip(" ,;:-—")
-            if _has_content(cleaned) and terms(cleaned).total > 0:
+            if _has_content(cleaned) and not _REACTION_RE.fullmatch(cleaned) and terms(cleaned).total > 0:
                 claims.append(Claim(text=cleaned))
                 if len(claims) >= MAX_CLAIMS:
                     return tuple(claims)

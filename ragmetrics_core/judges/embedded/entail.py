@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import pairwise
 
 from ragmetrics_core.evidence import Check, Verdict
@@ -57,6 +58,7 @@ class Premise:
     index: dict[str, list[int]]
     keys: frozenset[str]
     heads: frozenset[str]
+    has_numbers: bool
 
     @classmethod
     def from_text(cls, text: str, group: int = 0) -> Premise:
@@ -78,6 +80,7 @@ class Premise:
             index=postings,
             keys=frozenset(postings),
             heads=frozenset([key[:PREFIX_LENGTH] for key in postings if len(key) >= PREFIX_LENGTH]),
+            has_numbers=any(unit.numbers for unit in units),
         )
 
     @classmethod
@@ -85,10 +88,26 @@ class Premise:
         """All premises as one text, each sentence remembering which premise (chunk) it came from."""
         units: list[Terms] = []
         groups: list[int] = []
+        postings: dict[str, list[int]] = {}
         for number, premise in enumerate(premises):
+            offset = len(units)
+            # Each premise's index shifted by its first sentence: no sentence is analysed twice.
+            for key, positions in premise.index.items():
+                found = postings.get(key)
+                if found is None:
+                    postings[key] = [position + offset for position in positions]
+                elif len(found) < MAX_POSTINGS:
+                    found.extend([position + offset for position in positions[: MAX_POSTINGS - len(found)]])
             units.extend(premise.units)
             groups.extend([number] * len(premise.units))
-        return cls.from_units(units, groups)
+        return cls(
+            units=tuple(units),
+            group=tuple(groups),
+            index=postings,
+            keys=frozenset(postings),
+            heads=frozenset().union(*(premise.heads for premise in premises)),
+            has_numbers=any(premise.has_numbers for premise in premises),
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,8 +125,11 @@ def check(claim: Terms, premise: Premise, label: str = "premise") -> Check:
     if not premise.units:
         return _verdict(Verdict.NEUTRAL, confidence=1.0, rationale=f"{label} is empty")
     bound = _coverage_bound(claim, premise, total)
-    if bound < CONTRADICTION_ALIGNMENT and not (claim.numbers and _numbers_may_clash(claim, premise)):
-        # Even with every near match counted, the premise cannot entail or contradict: skip the windows.
+    if bound < CONTRADICTION_ALIGNMENT and not (
+        claim.numbers and _numbers_may_clash(claim, premise) and _content_bound(claim, premise) >= NUMBER_ALIGNMENT
+    ):
+        # Even with every near match counted, the premise cannot entail or contradict: skip the windows. (A
+        # disagreeing number alone contradicts only in a window that holds the rest of the claim.)
         rationale = (
             f"at most {bound:.0%} of content found in {label}" if bound else f"no content of the claim in {label}"
         )
@@ -147,9 +169,21 @@ def _verdict(verdict: Verdict, confidence: float, rationale: str) -> Check:
 
 def _numbers_may_clash(claim: Terms, premise: Premise) -> bool:
     """Whether a claim number is missing while the premise has numbers: then the rest decides contradiction."""
-    return any(number.key not in premise.keys for number in claim.numbers) and any(
-        key.startswith("#") for key in premise.keys
-    )
+    return premise.has_numbers and any(number.key not in premise.keys for number in claim.numbers)
+
+
+def _content_bound(claim: Terms, premise: Premise) -> float:
+    """An upper bound of :func:`_content_coverage` over every window: the share of the claim's non-number
+    content found anywhere in the premise."""
+    keys = premise.keys
+    total = earned = 0.0
+    for key, weight in claim.weights.items():
+        if key[0] == "#":
+            continue
+        total += weight
+        if key in keys:
+            earned += weight
+    return earned / total if total else 0.0
 
 
 def _content_coverage(claim: Terms, premise: Premise, window: _Window) -> float:
@@ -184,7 +218,13 @@ def _may_be_near(key: str, premise: Premise) -> bool:
         return False
     if key[:_PREFIX_MIN] in premise.heads:
         return True
-    return any(key[cut:] in premise.keys for cut in range(1, len(key) - _PREFIX_MIN))
+    return not premise.keys.isdisjoint(_inner_suffixes(key))
+
+
+@lru_cache(maxsize=65536)
+def _inner_suffixes(key: str) -> tuple[str, ...]:
+    """The endings of ``key`` a compound match looks for ("sunlight" → "unlight", "nlight", "light")."""
+    return tuple(key[cut:] for cut in range(1, len(key) - _PREFIX_MIN))
 
 
 def _best_window(claim: Terms, premise: Premise, total: float) -> _Window | None:

@@ -273,11 +273,19 @@ def _word_info(token: str) -> tuple[int, str, float]:
     if len(lower) == 1 and not token.isupper():
         return _STOP, lower, 0.0
     key = word_key(lower)
-    if lower in lexicon.EN_WEAK or lower in lexicon.RU_WEAK:
+    if lower in lexicon.EN_WEAK or lower in lexicon.RU_WEAK or _is_manner_adverb(lower):
         return _WEAK, key, WEAK_WEIGHT
     if lower in lexicon.OPINION_WORDS:
         return _CONTENT, key, NAME_WEIGHT
     return _CONTENT, key, LONG_WORD_WEIGHT if len(lower) >= _LONG_WORD else WORD_WEIGHT
+
+
+def _is_manner_adverb(lower: str) -> bool:
+    """English "-ly" adverbs ("eventually", "actually", "colloquially") qualify a claim; they rarely carry it."""
+    return len(lower) >= 7 and lower.endswith("ly") and lower.isascii() and lower not in _LY_NOUNS
+
+
+_LY_NOUNS = frozenset(words("family assembly monopoly butterfly anomaly supply reply ally italy july homily"))
 
 
 def _add_number(
@@ -380,13 +388,17 @@ def _tokens(text: str) -> list[_Token]:
                 for match in _TOKEN_RE.finditer(text)]
     found: list[_Token] = []
     position = 0
+    find = text.find
     for raw in text.split():
-        start = text.find(raw, position)
+        start = find(raw, position)
         position = start + len(raw)
         core = raw.strip(_EDGE_PUNCTUATION)
+        if core is raw and raw.isalpha():
+            # The common case, a bare word: no offsets to adjust.
+            found.append(("word", raw, start, position))
+            continue
         if not core:
             continue
-
         offset = start + raw.find(core)
         if core.isalpha():
             found.append(("word", core, offset, offset + len(core)))
