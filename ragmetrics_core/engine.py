@@ -16,6 +16,7 @@ import weakref
 from collections.abc import Awaitable, Callable, Coroutine, Iterable, Sequence
 from typing import Any, TypeVar
 
+from pydantic import BaseModel
 from tqdm import tqdm
 
 from ragmetrics_core.evidence import (
@@ -150,7 +151,7 @@ class Evaluator:
             extraction = await self._call("extraction", extract_parts, evidence, self.judge.extract(request))
             if extraction is not None:
                 usage += extraction.usage
-                evidence = evidence.merged(Evidence(**extraction.model_dump(exclude={"usage"})))
+                evidence = evidence.merged(_as_evidence(extraction))
 
         check_parts = frozenset(
             part for part in todo & CHECK_PARTS if not evidence.missing(CHECK_INPUTS[part])
@@ -164,7 +165,7 @@ class Evaluator:
             checked = await self._call("checking", check_parts, evidence, self.judge.check(request_check))
             if checked is not None:
                 usage += checked.usage
-                evidence = evidence.merged(Evidence(**checked.model_dump(exclude={"usage"})))
+                evidence = evidence.merged(_as_evidence(checked))
 
         if todo & SIMILARITY_PARTS and evidence.generated_questions is not None:
             questions = [question.text for question in evidence.generated_questions]
@@ -254,6 +255,12 @@ class Evaluator:
             for metric in self.metrics
         }
         return EvaluationResult(sample_id=sample_id, judge=self.judge.name, scores=scores, error=str(exc))
+
+
+def _as_evidence(answer: BaseModel) -> Evidence:
+    """A judge's answer as evidence. Its parts are handed over as they are (claims, checks and questions are
+    frozen models): a ``model_dump`` round trip would rebuild and revalidate every verdict of the matrices."""
+    return Evidence(**{name: getattr(answer, name) for name in type(answer).model_fields if name != "usage"})
 
 
 def _drop_misshapen(evidence: Evidence, problems: list[str]) -> Evidence:

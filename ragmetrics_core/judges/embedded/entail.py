@@ -117,14 +117,73 @@ class _Window:
     missing: tuple[str, ...]
 
 
-def check(claim: Terms, premise: Premise, label: str = "premise") -> Check:
-    """The verdict of ``premise`` on ``claim`` with a one-line rationale."""
+class ChunkIndex:
+    """Which chunks hold each term, shared by every claim of a request.
+
+    A claim's coverage bound (:func:`_coverage_bound`) in every chunk at once comes from one pass over its terms,
+    instead of one pass per chunk; most chunks end there (they cannot reach a verdict).
+    """
+
+    def __init__(self, premises: Sequence[Premise]) -> None:
+        self.premises = premises
+        holders: dict[str, list[int]] = {}
+        head_holders: dict[str, list[int]] = {}
+        for number, premise in enumerate(premises):
+            for key in premise.index:
+                found = holders.get(key)
+                if found is None:
+                    holders[key] = [number]
+                else:
+                    found.append(number)
+            for head in premise.heads:
+                head_holders.setdefault(head, []).append(number)
+        self._holders = holders
+        self._head_holders = head_holders
+        self._near: dict[str, frozenset[int]] = {}
+
+    def bounds(self, claim: Terms) -> list[float]:
+        """:func:`_coverage_bound` of ``claim`` in each premise (same sums, in the same order)."""
+        count = len(self.premises)
+        reachable = [0.0] * count
+        holders = self._holders
+        near_credit = max(PREFIX_CREDIT, SPLIT_BIGRAM_CREDIT)
+        for key, weight in claim.weights.items():
+            exact = holders.get(key, ())
+            for number in exact:
+                reachable[number] += weight
+            if weight > 0 and len(exact) < count:
+                near = self._near.get(key)
+                if near is None:
+                    near = self._near[key] = self._near_chunks(key)
+                for number in near:
+                    if number not in exact:
+                        reachable[number] += weight * near_credit
+        total = claim.total
+        return [value / total for value in reachable]
+
+    def _near_chunks(self, key: str) -> frozenset[int]:
+        """The premises for which :func:`_may_be_near` holds, from the shared holders lists."""
+        holders = self._holders
+        if len(key) == 2 and _is_cjk(key[0]):
+            return frozenset(holders.get(key[0], ())) & frozenset(holders.get(key[1], ()))
+        if len(key) < _PREFIX_MIN or key[0] == "#":
+            return frozenset()
+        near = set(self._head_holders.get(key[:_PREFIX_MIN], ()))
+        for suffix in _inner_suffixes(key):
+            near.update(holders.get(suffix, ()))
+        return frozenset(near)
+
+
+def check(claim: Terms, premise: Premise, label: str = "premise", bound: float | None = None) -> Check:
+    """The verdict of ``premise`` on ``claim`` with a one-line rationale (``bound``: the claim's
+    :func:`_coverage_bound` in ``premise`` when the caller has it, from :meth:`ChunkIndex.bounds`)."""
     total = claim.total
     if total < MIN_CLAIM_WEIGHT:
         return _verdict(Verdict.NEUTRAL, confidence=0.5, rationale="claim has too little content to check")
     if not premise.units:
         return _verdict(Verdict.NEUTRAL, confidence=1.0, rationale=f"{label} is empty")
-    bound = _coverage_bound(claim, premise, total)
+    if bound is None:
+        bound = _coverage_bound(claim, premise, total)
     if bound < CONTRADICTION_ALIGNMENT and not (
         claim.numbers and _numbers_may_clash(claim, premise) and _content_bound(claim, premise) >= NUMBER_ALIGNMENT
     ):
@@ -163,8 +222,8 @@ def _threshold(total: float) -> float:
 
 
 def _verdict(verdict: Verdict, confidence: float, rationale: str) -> Check:
-    # Values are built here within their bounds, so pydantic's validation is skipped on this hot path.
-    return Check.model_construct(verdict=verdict, confidence=min(1.0, max(0.0, confidence)), rationale=rationale)
+    # Plain construction: pydantic's compiled validation (≈ 1 µs) is cheaper than ``model_construct`` (≈ 2 µs).
+    return Check(verdict=verdict, confidence=min(1.0, max(0.0, confidence)), rationale=rationale)
 
 
 def _numbers_may_clash(claim: Terms, premise: Premise) -> bool:

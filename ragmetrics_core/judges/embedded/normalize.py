@@ -33,6 +33,8 @@ _ZH_DATE_UNIT_RE = re.compile(r"(?<=\d)\s*[年月日号]")
 _PHRASE_RE = re.compile(
     "|".join(re.escape(phrase) for phrase in sorted(lexicon.PHRASES, key=len, reverse=True)), re.IGNORECASE
 )
+_PHRASE_SEARCH_RE = re.compile("|".join(re.escape(phrase) for phrase in lexicon.PHRASES))
+"""Whether a casefolded text holds a phrase: one scan instead of a substring test per phrase."""
 _ZH_STOPWORD_RE = re.compile("|".join(sorted(lexicon.ZH_STOPWORDS, key=len, reverse=True)))
 _ZH_SYNONYMS = {
     word: group[0]
@@ -147,7 +149,7 @@ def terms(text: str) -> Terms:
     """
     text = prepare(text)
     lowered = text.casefold()
-    if any(phrase in lowered for phrase in lexicon.PHRASES):
+    if _PHRASE_SEARCH_RE.search(lowered):
         text = _PHRASE_RE.sub(lambda match: lexicon.PHRASES[match.group(0).casefold()], text)
     if "年" in text or "月" in text or "日" in text or "号" in text:
         text = _ZH_DATE_UNIT_RE.sub(" ", text)
@@ -171,7 +173,11 @@ def terms(text: str) -> Terms:
             scope = 0
         previous_end = end
         if kind == "word":
-            word_kind, key, weight = _word_info(token)
+            info = _token_info(token)
+            if info is None:  # a plain function word, the commonest token
+                previous_kind = kind
+                continue
+            word_kind, key, weight, capitalised, name_key, upper_name = info
             if word_kind == _STOP or (word_kind == _SCALE and previous_kind == "num"):
                 if key in lexicon.DIALOGUE_PRONOUNS:
                     _add(weights, order, SPEAKER, NAME_WEIGHT)
@@ -188,11 +194,11 @@ def terms(text: str) -> Terms:
                 numbers.append(Number(value=value, kind="count", key=number_text, text=token))
                 _add(weights, order, number_text, NUMBER_WEIGHT)
             else:
-                if token[0].isupper():
+                if capitalised:
                     capitals.append(index)
-                    if word_kind == _CONTENT and (index > 0 or (len(token) >= 2 and token.isupper())):
+                    if name_key is not None and (index > 0 or upper_name):
                         # Names keep their own stem: "Swift" is a singer, not "fast".
-                        key = _word_key(token.casefold())
+                        key = name_key
                         weight = NAME_WEIGHT
                 keys_at[index] = key
                 previous_weight = weights.get(key)  # _add, inlined on the hottest path
@@ -256,6 +262,22 @@ def has_content_word(words: list[str]) -> bool:
         if _word_info(core[:MAX_TOKEN_CHARS])[0] in (_NUMBER_WORD, _WEAK, _CONTENT):
             return True
     return False
+
+
+_TokenInfo = tuple[int, str, float, bool, str | None, bool]
+
+
+@lru_cache(maxsize=65536)
+def _token_info(token: str) -> _TokenInfo | None:
+    """What the term loop needs about one word, worked out once per distinct word: :func:`_word_info`, whether
+    the word is capitalised, its key as a name (content words only) and whether it is an all-capitals name.
+    ``None`` for a function word that adds nothing (not a dialogue pronoun)."""
+    word_kind, key, weight = _word_info(token)
+    if word_kind == _STOP and key not in lexicon.DIALOGUE_PRONOUNS:
+        return None
+    capitalised = token[0].isupper()
+    name_key = _word_key(token.casefold()) if capitalised and word_kind == _CONTENT else None
+    return word_kind, key, weight, capitalised, name_key, len(token) >= 2 and token.isupper()
 
 
 @lru_cache(maxsize=65536)
