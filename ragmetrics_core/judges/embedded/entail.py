@@ -37,6 +37,7 @@ NUMBER_ALIGNMENT = 0.75
 ELSEWHERE_CREDIT = 0.5
 PREFIX_CREDIT = 0.7
 SPLIT_BIGRAM_CREDIT = 0.5
+_NEAR_CREDIT_BOUND = max(PREFIX_CREDIT, SPLIT_BIGRAM_CREDIT)
 _PREFIX_MIN = PREFIX_LENGTH
 _CANDIDATES = 3
 _PAIR_DISCOUNT = 0.98
@@ -117,73 +118,14 @@ class _Window:
     missing: tuple[str, ...]
 
 
-class ChunkIndex:
-    """Which chunks hold each term, shared by every claim of a request.
-
-    A claim's coverage bound (:func:`_coverage_bound`) in every chunk at once comes from one pass over its terms,
-    instead of one pass per chunk; most chunks end there (they cannot reach a verdict).
-    """
-
-    def __init__(self, premises: Sequence[Premise]) -> None:
-        self.premises = premises
-        holders: dict[str, list[int]] = {}
-        head_holders: dict[str, list[int]] = {}
-        for number, premise in enumerate(premises):
-            for key in premise.index:
-                found = holders.get(key)
-                if found is None:
-                    holders[key] = [number]
-                else:
-                    found.append(number)
-            for head in premise.heads:
-                head_holders.setdefault(head, []).append(number)
-        self._holders = holders
-        self._head_holders = head_holders
-        self._near: dict[str, frozenset[int]] = {}
-
-    def bounds(self, claim: Terms) -> list[float]:
-        """:func:`_coverage_bound` of ``claim`` in each premise (same sums, in the same order)."""
-        count = len(self.premises)
-        reachable = [0.0] * count
-        holders = self._holders
-        near_credit = max(PREFIX_CREDIT, SPLIT_BIGRAM_CREDIT)
-        for key, weight in claim.weights.items():
-            exact = holders.get(key, ())
-            for number in exact:
-                reachable[number] += weight
-            if weight > 0 and len(exact) < count:
-                near = self._near.get(key)
-                if near is None:
-                    near = self._near[key] = self._near_chunks(key)
-                for number in near:
-                    if number not in exact:
-                        reachable[number] += weight * near_credit
-        total = claim.total
-        return [value / total for value in reachable]
-
-    def _near_chunks(self, key: str) -> frozenset[int]:
-        """The premises for which :func:`_may_be_near` holds, from the shared holders lists."""
-        holders = self._holders
-        if len(key) == 2 and _is_cjk(key[0]):
-            return frozenset(holders.get(key[0], ())) & frozenset(holders.get(key[1], ()))
-        if len(key) < _PREFIX_MIN or key[0] == "#":
-            return frozenset()
-        near = set(self._head_holders.get(key[:_PREFIX_MIN], ()))
-        for suffix in _inner_suffixes(key):
-            near.update(holders.get(suffix, ()))
-        return frozenset(near)
-
-
-def check(claim: Terms, premise: Premise, label: str = "premise", bound: float | None = None) -> Check:
-    """The verdict of ``premise`` on ``claim`` with a one-line rationale (``bound``: the claim's
-    :func:`_coverage_bound` in ``premise`` when the caller has it, from :meth:`ChunkIndex.bounds`)."""
+def check(claim: Terms, premise: Premise, label: str = "premise") -> Check:
+    """The verdict of ``premise`` on ``claim`` with a one-line rationale."""
     total = claim.total
     if total < MIN_CLAIM_WEIGHT:
         return _verdict(Verdict.NEUTRAL, confidence=0.5, rationale="claim has too little content to check")
     if not premise.units:
         return _verdict(Verdict.NEUTRAL, confidence=1.0, rationale=f"{label} is empty")
-    if bound is None:
-        bound = _coverage_bound(claim, premise, total)
+    bound = _coverage_bound(claim, premise, total)
     if bound < CONTRADICTION_ALIGNMENT and not (
         claim.numbers and _numbers_may_clash(claim, premise) and _content_bound(claim, premise) >= NUMBER_ALIGNMENT
     ):
@@ -261,23 +203,22 @@ def _content_coverage(claim: Terms, premise: Premise, window: _Window) -> float:
 def _coverage_bound(claim: Terms, premise: Premise, total: float) -> float:
     """An upper bound of the coverage any window of ``premise`` can reach, from set lookups only."""
     keys = premise.keys
+    heads = premise.heads
     reachable = 0.0
+    # Whether a missing term may have a near match (see _near_credit), inlined: this loop runs for every check.
     for key, weight in claim.weights.items():
         if key in keys:
             reachable += weight
-        elif weight > 0 and _may_be_near(key, premise):
-            reachable += weight * max(PREFIX_CREDIT, SPLIT_BIGRAM_CREDIT)
+        elif weight > 0:
+            if len(key) == 2 and _is_cjk(key[0]):
+                near = key[0] in keys and key[1] in keys
+            elif len(key) < _PREFIX_MIN or key[0] == "#":
+                continue
+            else:
+                near = key[:_PREFIX_MIN] in heads or not keys.isdisjoint(_inner_suffixes(key))
+            if near:
+                reachable += weight * _NEAR_CREDIT_BOUND
     return reachable / total
-
-
-def _may_be_near(key: str, premise: Premise) -> bool:
-    if len(key) == 2 and _is_cjk(key[0]):
-        return key[0] in premise.keys and key[1] in premise.keys
-    if len(key) < _PREFIX_MIN or key[0] == "#":
-        return False
-    if key[:_PREFIX_MIN] in premise.heads:
-        return True
-    return not premise.keys.isdisjoint(_inner_suffixes(key))
 
 
 @lru_cache(maxsize=65536)
@@ -355,6 +296,8 @@ def _complete(claim: Terms, premise: Premise, window: _Window, total: float) -> 
 
 
 def _score(claim: Terms, premise: Premise, positions: tuple[int, ...], total: float, *, fuzzy: bool) -> _Window:
+    if len(positions) == 2 and not fuzzy:
+        return _score_pair(claim, premise, positions, total)
     present: dict[str, float] | set[str]
     if len(positions) == 1:
         present = premise.units[positions[0]].weights
@@ -363,12 +306,6 @@ def _score(claim: Terms, premise: Premise, positions: tuple[int, ...], total: fl
         for position in positions:
             present.update(premise.units[position].weights)
     keys = premise.keys
-    heads: dict[str, list[str]] | None = None
-    if fuzzy:
-        heads = {}
-        for other in present:
-            if len(other) >= _PREFIX_MIN:
-                heads.setdefault(other[:_PREFIX_MIN], []).append(other)
     earned = 0.0
     missing: list[str] = []
     for key, weight in claim.weights.items():
@@ -378,13 +315,34 @@ def _score(claim: Terms, premise: Premise, positions: tuple[int, ...], total: fl
         if weight <= 0:
             continue
         missing.append(key)
-        credit = _near_credit(key, present, heads) if heads is not None else 0.0
+        credit = _near_credit(key, present, premise.heads) if fuzzy else 0.0
         if credit == 0.0 and key in keys:
             credit = ELSEWHERE_CREDIT
         earned += weight * credit
     coverage = earned / total
     if len(positions) > 1:
         coverage *= _discount(positions)
+    return _Window(positions=positions, coverage=coverage, missing=tuple(missing))
+
+
+def _score_pair(claim: Terms, premise: Premise, positions: tuple[int, ...], total: float) -> _Window:
+    """:func:`_score` of a two-sentence window without near matches (the commonest call), without building the
+    union of the two sentences' terms."""
+    first = premise.units[positions[0]].weights
+    second = premise.units[positions[1]].weights
+    keys = premise.keys
+    earned = 0.0
+    missing: list[str] = []
+    for key, weight in claim.weights.items():
+        if key in first or key in second:
+            earned += weight
+            continue
+        if weight <= 0:
+            continue
+        missing.append(key)
+        if key in keys:
+            earned += weight * ELSEWHERE_CREDIT
+    coverage = earned / total * _discount(positions)
     return _Window(positions=positions, coverage=coverage, missing=tuple(missing))
 
 
@@ -395,20 +353,21 @@ def _discount(positions: tuple[int, ...]) -> float:
     return factor
 
 
-def _near_credit(key: str, present: dict[str, float] | set[str], heads: dict[str, list[str]]) -> float:
+def _near_credit(key: str, present: dict[str, float] | set[str], premise_heads: frozenset[str]) -> float:
     """Part credit for a near match in the window: a shared stem prefix, a compound ending ("sunlight" ~
     "light"), or a Chinese bigram whose two characters the window holds apart."""
     if len(key) == 2 and _is_cjk(key[0]):
         return SPLIT_BIGRAM_CREDIT if key[0] in present and key[1] in present else 0.0
     if len(key) < _PREFIX_MIN or key[0] == "#" or not key.isalpha():
         return 0.0
-    for other in heads.get(key[:_PREFIX_MIN], ()):
-        if other.startswith(key) or key.startswith(other):
-            return PREFIX_CREDIT
-    for cut in range(1, len(key) - _PREFIX_MIN):
-        if key[cut:] in present:
-            return PREFIX_CREDIT
-    return 0.0
+    head = key[:_PREFIX_MIN]
+    # The window's terms are premise terms: a head the premise lacks cannot be in the window.
+    if head in premise_heads:
+        for other in present:
+            if other.startswith(head) and (other.startswith(key) or key.startswith(other)):
+                return PREFIX_CREDIT
+    window_keys = present.keys() if isinstance(present, dict) else present
+    return 0.0 if window_keys.isdisjoint(_inner_suffixes(key)) else PREFIX_CREDIT
 
 
 def _is_cjk(char: str) -> bool:

@@ -19,7 +19,7 @@ from ragmetrics_core.judges.base import (
     Usage,
 )
 from ragmetrics_core.judges.embedded.claims import extract_claims
-from ragmetrics_core.judges.embedded.entail import ChunkIndex, Premise, check
+from ragmetrics_core.judges.embedded.entail import Premise, check
 from ragmetrics_core.judges.embedded.entities import entity_found, extract_entities
 from ragmetrics_core.judges.embedded.normalize import Terms, terms
 from ragmetrics_core.judges.embedded.questions import generate_questions, similarity
@@ -82,7 +82,6 @@ class _Checker:
         self.request = request
         self.want = request.want
         self._chunks: list[Premise] | None = None
-        self._chunk_index: ChunkIndex | None = None
         self._joint: Premise | None = None
 
     def run(self) -> CheckResult:
@@ -141,11 +140,7 @@ class _Checker:
         return column
 
     def _row(self, claim: Terms) -> list[Check]:
-        if self._chunk_index is None:
-            self._chunk_index = ChunkIndex(self.chunks)
-        bounds = self._chunk_index.bounds(claim)
-        row = [check(claim, premise, f"chunk {number + 1}", bound)
-               for number, (premise, bound) in enumerate(zip(self.chunks, bounds, strict=True))]
+        row = [check(claim, premise, f"chunk {number + 1}") for number, premise in enumerate(self.chunks)]
         skipped = len(self.request.contexts) - len(row)
         if skipped > 0:
             row.extend(
