@@ -11,10 +11,11 @@ negation, or has the claim's two names in swapped roles; *neutral* otherwise.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import pairwise
+from typing import Any, cast
 
 from ragmetrics_core.evidence import Check, Verdict
 from ragmetrics_core.judges.embedded.normalize import PREFIX_LENGTH, Number, Terms, terms
@@ -56,7 +57,7 @@ class Premise:
 
     units: tuple[Terms, ...]
     group: tuple[int, ...]
-    index: dict[str, list[int]]
+    index: Mapping[str, list[int]]
     keys: frozenset[str]
     heads: frozenset[str]
     has_numbers: bool
@@ -89,26 +90,67 @@ class Premise:
         """All premises as one text, each sentence remembering which premise (chunk) it came from."""
         units: list[Terms] = []
         groups: list[int] = []
-        postings: dict[str, list[int]] = {}
         for number, premise in enumerate(premises):
-            offset = len(units)
-            # Each premise's index shifted by its first sentence: no sentence is analysed twice.
-            for key, positions in premise.index.items():
-                found = postings.get(key)
-                if found is None:
-                    postings[key] = [position + offset for position in positions]
-                elif len(found) < MAX_POSTINGS:
-                    found.extend([position + offset for position in positions[: MAX_POSTINGS - len(found)]])
             units.extend(premise.units)
             groups.extend([number] * len(premise.units))
         return cls(
             units=tuple(units),
             group=tuple(groups),
-            index=postings,
-            keys=frozenset(postings),
+            index=_JoinedPostings(premises),
+            keys=frozenset().union(*(premise.keys for premise in premises)),
             heads=frozenset().union(*(premise.heads for premise in premises)),
             has_numbers=any(premise.has_numbers for premise in premises),
         )
+
+
+class _JoinedPostings(Mapping[str, list[int]]):
+    """The inverted index of joined premises, merged per term on first lookup.
+
+    A joint check looks up a claim's few terms; merging every term of every chunk up front cost more than the
+    checks themselves. Each premise's positions are shifted by its first sentence: no sentence is analysed twice.
+    """
+
+    def __init__(self, premises: Sequence[Premise]) -> None:
+        self._premises = premises
+        self._offsets: list[int] = []
+        offset = 0
+        for premise in premises:
+            self._offsets.append(offset)
+            offset += len(premise.units)
+        self._merged: dict[str, list[int] | None] = {}
+
+    def get(self, key: str, default: Any = None) -> Any:
+        merged = self._merged.get(key, _UNMERGED)
+        if merged is _UNMERGED:
+            merged = self._merged[key] = self._merge(key)
+        return default if merged is None else merged
+
+    def _merge(self, key: str) -> list[int] | None:
+        found: list[int] | None = None
+        for premise, offset in zip(self._premises, self._offsets, strict=True):
+            positions = premise.index.get(key)
+            if positions is None:
+                continue
+            if found is None:
+                found = [position + offset for position in positions]
+            elif len(found) < MAX_POSTINGS:
+                found.extend([position + offset for position in positions[: MAX_POSTINGS - len(found)]])
+        return found
+
+    def __getitem__(self, key: str) -> list[int]:
+        merged = self.get(key)
+        if merged is None:
+            raise KeyError(key)
+        return cast(list[int], merged)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(dict.fromkeys(key for premise in self._premises for key in premise.index))
+
+    def __len__(self) -> int:
+        return len(set().union(*(premise.index for premise in self._premises)))
+
+
+_UNMERGED: Any = object()
 
 
 @dataclass(frozen=True, slots=True)
