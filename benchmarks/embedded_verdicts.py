@@ -52,9 +52,10 @@ def samples(n_synthetic: int) -> list[tuple[str, RagSample]]:
 
 
 def record(sample: RagSample, evaluator: Evaluator) -> dict[str, Any]:
-    evidence = evaluator.evaluate(sample).evidence
+    result = evaluator.evaluate(sample)
+    evidence = result.evidence
     assert evidence is not None
-    out: dict[str, Any] = {}
+    out: dict[str, Any] = {"scores": {metric: score.score for metric, score in result.scores.items()}}
     for name in _MATRICES:
         matrix = getattr(evidence, name)
         if matrix is None:
@@ -85,6 +86,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     checks = verdict_diffs = other_diffs = 0
     for name, old in before.items():
         new = current[name]
+        new.setdefault("scores", old.get("scores"))  # a dump without scores compares verdicts only
+        old.setdefault("scores", new["scores"])
         for part in _MATRICES:
             for old_row, new_row in zip(old.get(part, []), new.get(part, []), strict=True):
                 for old_check, new_check in zip(old_row, new_row, strict=True):
@@ -96,7 +99,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                         other_diffs += 1
                         if other_diffs <= 20:
                             print(f"detail {name} {part}: {old_check} -> {new_check}")
-        for part in ("claims", "reference_claims", "entities", "questions", "similarities"):
+        for part in ("scores", "claims", "reference_claims", "entities", "questions", "similarities"):
             if old[part] != new[part]:
                 verdict_diffs += 1
                 print(f"{part.upper()} {name}: {old[part]} -> {new[part]}")

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from enum import StrEnum
 
-from ragmetrics_core.evidence import Check
+from ragmetrics_core.evidence import Check, Verdict
 
 
 class ClaimCategory(StrEnum):
@@ -28,7 +28,15 @@ class ClaimCategory(StrEnum):
 
 def relevant_chunks(reference_vs_chunks: Sequence[Sequence[Check]], n_chunks: int) -> list[bool]:
     """relevant_j = ∃ g: chunk_j ⊨ g."""
-    return [any(row[j].entailed for row in reference_vs_chunks) for j in range(n_chunks)]
+    relevant: list[bool] = []
+    for j in range(n_chunks):
+        for row in reference_vs_chunks:
+            if row[j].verdict is Verdict.ENTAILED:
+                relevant.append(True)
+                break
+        else:
+            relevant.append(False)
+    return relevant
 
 
 def supported_by_contexts(chunk_row: Sequence[Check], joint: Check | None) -> bool:
@@ -49,8 +57,13 @@ def categorize(
     chunks *jointly* is attributed to the relevant chunks when there are any (they took part in the
     entailment), else to the irrelevant ones, so the partition stays exact.
     """
-    by_relevant = any(check.entailed and relevant[j] for j, check in enumerate(chunk_row))
-    by_irrelevant = any(check.entailed and not relevant[j] for j, check in enumerate(chunk_row))
+    by_relevant = by_irrelevant = False
+    for j, check in enumerate(chunk_row):  # one pass: this runs for every claim of every scored sample
+        if check.verdict is Verdict.ENTAILED:
+            if relevant[j]:
+                by_relevant = True
+            else:
+                by_irrelevant = True
     grounded = by_relevant or by_irrelevant or (joint is not None and joint.entailed)
     if correct:
         return ClaimCategory.CORRECT_GROUNDED if grounded else ClaimCategory.CORRECT_SELF_KNOWLEDGE
