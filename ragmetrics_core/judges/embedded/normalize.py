@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
 from functools import lru_cache
 from itertools import pairwise
+from typing import NamedTuple
 
 from ragmetrics_core.judges.embedded import lexicon
 from ragmetrics_core.judges.embedded.lexicon import words
@@ -88,9 +88,11 @@ def _word_key(word: str) -> str:
 _CANONICAL = _canonical_forms()
 
 
-@dataclass(frozen=True, slots=True)
-class Number:
-    """A number found in text; ``kind`` separates years from other quantities for contradiction checks."""
+class Number(NamedTuple):
+    """A number found in text; ``kind`` separates years from other quantities for contradiction checks.
+
+    Named tuples (here and :class:`Terms`): immutable like a frozen dataclass, and several times cheaper to
+    build, which matters for the tens of thousands of sentences a second this module analyses."""
 
     value: float
     kind: str
@@ -98,8 +100,7 @@ class Number:
     text: str
 
 
-@dataclass(frozen=True, slots=True)
-class Terms:
+class Terms(NamedTuple):
     """The content of one span of text."""
 
     weights: dict[str, float]
@@ -245,6 +246,9 @@ def terms(text: str) -> Terms:
 
 
 def _proper(keys_at: list[str | None], capitals: list[int]) -> tuple[str, ...]:
+    if len(capitals) == 1:  # the commonest case: only the sentence's first word
+        key = keys_at[capitals[0]]
+        return (key,) if key else ()
     return tuple(dict.fromkeys(key for key in (keys_at[position] for position in capitals) if key))
 
 
