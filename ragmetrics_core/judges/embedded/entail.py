@@ -15,7 +15,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import pairwise
-from typing import Any, cast
+from typing import Any, NamedTuple, cast
 
 from ragmetrics_core.evidence import Check, Verdict
 from ragmetrics_core.judges.embedded.normalize import PREFIX_LENGTH, Number, Terms, terms
@@ -153,8 +153,7 @@ class _JoinedPostings(Mapping[str, list[int]]):
 _UNMERGED: Any = object()
 
 
-@dataclass(frozen=True, slots=True)
-class _Window:
+class _Window(NamedTuple):  # built for every scored window: a named tuple is the cheapest immutable record
     positions: tuple[int, ...]
     coverage: float
     missing: tuple[str, ...]

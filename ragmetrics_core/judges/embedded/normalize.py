@@ -324,15 +324,18 @@ def _add_number(
     order: list[str],
 ) -> None:
     end = matches[index][3]
-    value = parse_number(token)
+    plain = token.isdigit()
+    value = float(token) if plain else parse_number(token)  # plain digits: nothing for parse_number to clean
     follower = ""
-    if index + 1 < len(matches) and not text[end : matches[index + 1][2]].strip():
-        follower = matches[index + 1][1].casefold()
+    if index + 1 < len(matches):
+        following = matches[index + 1]
+        if following[2] == end or not text[end : following[2]].strip():
+            follower = following[1].casefold()
     scale = lexicon.NUMBER_SCALES.get(follower)
     if scale is not None:
         value *= scale
     unit = "%" if text[end : end + 1] == "%" else (follower if follower in _UNITS else "")
-    number_kind = "year" if token.isdigit() and 1000 <= value <= 2100 and not unit else (unit or "count")
+    number_kind = "year" if plain and 1000 <= value <= 2100 and not unit else (unit or "count")
     if number_kind == "count" and value <= 31 and _next_to_month(matches, index):
         number_kind = "day"
     key = number_key(value)
@@ -418,11 +421,11 @@ def _tokens(text: str) -> list[_Token]:
     for raw in text.split():
         start = find(raw, position)
         position = start + len(raw)
-        core = raw.strip(_EDGE_PUNCTUATION)
-        if core is raw and raw.isalpha():
-            # The common case, a bare word: no offsets to adjust.
+        if raw.isalpha():
+            # The common case, a bare word: nothing to strip, no offsets to adjust.
             found.append(("word", raw, start, position))
             continue
+        core = raw.strip(_EDGE_PUNCTUATION)
         if not core:
             continue
         offset = start + raw.find(core)
