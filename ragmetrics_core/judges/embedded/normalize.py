@@ -174,7 +174,10 @@ def terms(text: str) -> Terms:
             scope = 0
         previous_end = end
         if kind == "word":
-            info = _token_info(token)
+            try:
+                info = _TOKEN_INFOS[token]
+            except KeyError:
+                info = _learn_token(token)
             if info is None:  # a plain function word, the commonest token
                 previous_kind = kind
                 continue
@@ -269,9 +272,19 @@ def has_content_word(words: list[str]) -> bool:
 
 
 _TokenInfo = tuple[int, str, float, bool, str | None, bool]
+_TOKEN_INFOS: dict[str, _TokenInfo | None] = {}
+""":func:`_token_info` by word. A plain dict, read with one subscript in the term loop (an ``lru_cache`` call costs
+twice as much there); emptied when it reaches :data:`_TOKEN_INFO_LIMIT` words, so it stays bounded."""
+_TOKEN_INFO_LIMIT = 65536
 
 
-@lru_cache(maxsize=65536)
+def _learn_token(token: str) -> _TokenInfo | None:
+    if len(_TOKEN_INFOS) >= _TOKEN_INFO_LIMIT:
+        _TOKEN_INFOS.clear()
+    info = _TOKEN_INFOS[token] = _token_info(token)
+    return info
+
+
 def _token_info(token: str) -> _TokenInfo | None:
     """What the term loop needs about one word, worked out once per distinct word: :func:`_word_info`, whether
     the word is capitalised, its key as a name (content words only) and whether it is an all-capitals name.
