@@ -10,6 +10,7 @@ punctuation or the next line starts a list item.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 from ragmetrics_core.judges.embedded import lexicon
 from ragmetrics_core.judges.embedded.memo import text_cache
@@ -20,6 +21,10 @@ MAX_SENTENCES = 4000
 
 _CLOSERS = "\"'»”’)\\]」』）】"
 _BOUNDARY_RE = re.compile(rf"([.!?…]+[{_CLOSERS}]*)(\s+)|([。！？；!?;]+[{_CLOSERS}]*)\s*")
+_MARK_RE = re.compile("[.!?…。！？；;]")
+"""Where a boundary can start (the first characters of both branches above). ``re`` scans for one character
+class quickly, but tries the two-branch pattern at every position: finding candidates first is several times
+faster on prose."""
 _OPENERS = "\"'«“‘([「『（【"
 _LIST_ITEM_RE = re.compile(r"^\s*(?:[-*•·–—]|\d{1,3}[.)]|[a-zA-Zа-яА-Я][.)])\s+")
 _LINE_END_RE = re.compile(rf"[.!?:;…。！？；：][{_CLOSERS}]*\s*$")
@@ -71,7 +76,7 @@ def _paragraphs(text: str) -> list[str]:
 def _split_paragraph(paragraph: str) -> list[str]:
     pieces: list[str] = []
     start = 0
-    for match in _BOUNDARY_RE.finditer(paragraph):
+    for match in _boundaries(paragraph):
         end = match.end(1) if match.group(1) else match.end(3)
         if match.group(1) and not _ends_sentence(paragraph, match.start(1), match.group(1), match.end()):
             continue
@@ -79,6 +84,18 @@ def _split_paragraph(paragraph: str) -> list[str]:
         start = match.end()
     pieces.append(paragraph[start:])
     return pieces
+
+
+def _boundaries(paragraph: str) -> Iterator[re.Match[str]]:
+    """The matches of ``_BOUNDARY_RE.finditer(paragraph)``, tried only where a mark is."""
+    position = 0
+    while (mark := _MARK_RE.search(paragraph, position)) is not None:
+        match = _BOUNDARY_RE.match(paragraph, mark.start())
+        if match is None:
+            position = mark.start() + 1
+        else:
+            yield match
+            position = match.end()
 
 
 def _ends_sentence(paragraph: str, mark_at: int, mark: str, next_at: int) -> bool:
@@ -92,7 +109,9 @@ def _ends_sentence(paragraph: str, mark_at: int, mark: str, next_at: int) -> boo
     if not mark.startswith("."):
         # "?" and "!" end a sentence even before a lower-case word (chat text is often lower-case).
         return True
-    word_start = max(paragraph.rfind(" ", 0, mark_at), paragraph.rfind("\u00a0", 0, mark_at)) + 1
+    space = paragraph.rfind(" ", 0, mark_at)
+    # A no-break space counts only after the last space: searching from there keeps this linear.
+    word_start = max(space, paragraph.rfind("\u00a0", space + 1, mark_at)) + 1
     token = paragraph[word_start:mark_at].lstrip("([\"'«“")
     if not token:
         return True
