@@ -28,6 +28,8 @@ _DATE_RE = re.compile(
     r"|\d{3,4}\s*年(?:\s*\d{1,2}\s*月(?:\s*\d{1,2}\s*日)?)?",
     re.IGNORECASE,
 )
+_ASCII_MONTHS = frozenset(month for month in lexicon.MONTHS if month.isascii())
+_ASCII_WORD_RE = re.compile(r"\w+", re.ASCII)
 _NUMBER_UNIT_RE = re.compile(
     r"(?<![\w.,])(\d{1,3}(?:[,\u00a0 ]\d{3})+(?:\.\d+)?|\d+(?:[.,]\d+)?)(?:\s*(%|[^\W\d_]{1,20}))?"
 )
@@ -59,7 +61,7 @@ def extract_entities(text: str | None) -> list[str]:
 def _sentence_entities(sentence: str) -> list[str]:
     spans: list[tuple[int, str]] = []
     taken: list[tuple[int, int]] = []
-    for match in _DATE_RE.finditer(sentence):
+    for match in _dates(sentence):
         spans.append((match.start(), match.group(0).strip()))
         taken.append(match.span())
     has_cjk = any("\u4e00" <= char <= "\u9fff" for char in sentence)
@@ -77,6 +79,15 @@ def _sentence_entities(sentence: str) -> list[str]:
         spans.append((match.start(), text))
         taken.append(match.span())
     return [text for _, text in sorted(spans)]
+
+
+def _dates(sentence: str) -> list[re.Match[str]]:
+    """``_DATE_RE``'s matches. Each of its patterns needs a whole month word (or 年), and trying the long
+    case-insensitive alternation at every position is the costliest step of entity extraction; an ASCII
+    sentence (where ignoring case is plain ASCII lower-casing) without a month word cannot match."""
+    if sentence.isascii() and _ASCII_MONTHS.isdisjoint(_ASCII_WORD_RE.findall(sentence.lower())):
+        return []
+    return list(_DATE_RE.finditer(sentence))
 
 
 def _capitalised_spans(sentence: str, taken: list[tuple[int, int]]) -> list[tuple[int, str]]:
