@@ -429,10 +429,13 @@ def _tokens(text: str) -> list[_Token]:
         return [(match.lastgroup or "word", match.group(), match.start(), match.end())
                 for match in _TOKEN_RE.finditer(text)]
     found: list[_Token] = []
-    position = 0
     find = text.find
-    for raw in text.split():
-        start = find(raw, position)
+    parts = text.split()
+    # One whitespace character between words (the usual case) gives every offset by addition, without a search.
+    single = len(text) == sum(map(len, parts)) + len(parts) - 1
+    position = -1 if single else 0
+    for raw in parts:
+        start = position + 1 if single else find(raw, position)
         position = start + len(raw)
         if raw.isalpha():
             # The common case, a bare word: nothing to strip, no offsets to adjust.
