@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from ragmetrics_core.judges.embedded.normalize import _tokens
 
-ALPHABET = list("ab Zé1 2,.'-()\t\n\u00a0я") + ["889", "don't", "CO2", "  "]
+ALPHABET = [*"ab Zé1 2,.'-()\t\n\u00a0я", "889", "don't", "CO2", "  "]
 
 
 @settings(max_examples=400, deadline=None)
