@@ -55,7 +55,10 @@ def record(sample: RagSample, evaluator: Evaluator) -> dict[str, Any]:
     result = evaluator.evaluate(sample)
     evidence = result.evidence
     assert evidence is not None
-    out: dict[str, Any] = {"scores": {metric: score.score for metric, score in result.scores.items()}}
+    out: dict[str, Any] = {
+        "scores": {metric: [score.score, score.reason, score.label] for metric, score in result.scores.items()},
+        "explanations": [explanation.model_dump(mode="json") for explanation in result.explanations],
+    }
     for name in _MATRICES:
         matrix = getattr(evidence, name)
         if matrix is None:
@@ -86,8 +89,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     checks = verdict_diffs = other_diffs = 0
     for name, old in before.items():
         new = current[name]
-        new.setdefault("scores", old.get("scores"))  # a dump without scores compares verdicts only
-        old.setdefault("scores", new["scores"])
+        for part in ("scores", "explanations"):  # a dump without them compares verdicts only
+            old.setdefault(part, new[part])
         for part in _MATRICES:
             for old_row, new_row in zip(old.get(part, []), new.get(part, []), strict=True):
                 for old_check, new_check in zip(old_row, new_row, strict=True):
@@ -99,7 +102,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                         other_diffs += 1
                         if other_diffs <= 20:
                             print(f"detail {name} {part}: {old_check} -> {new_check}")
-        for part in ("scores", "claims", "reference_claims", "entities", "questions", "similarities"):
+        for part in ("scores", "explanations", "claims", "reference_claims", "entities", "questions", "similarities"):
             if old[part] != new[part]:
                 verdict_diffs += 1
                 print(f"{part.upper()} {name}: {old[part]} -> {new[part]}")

@@ -38,19 +38,27 @@ def _explanation(
     # Chunks are numbered from 1 in text, as the judges' own rationales number them.
     premise = "reference" if source == "response" else "response"
     rationales = [f"{premise}: {against.rationale}"] if against is not None and against.rationale else []
-    single_chunk_support = any(check.entailed for check in row or [])
-    if joint is not None and joint.rationale and not single_chunk_support:
-        rationales.append(f"all chunks: {joint.rationale}")
+    # One pass over the row (this runs for every claim of every scored sample).
+    supporting: list[int] = []
+    contradicting: list[int] = []
+    chunk_rationales: list[str] = []
     for j, check in enumerate(row or []):
-        if check.verdict is not Verdict.NEUTRAL and check.rationale:
-            rationales.append(f"chunk {j + 1}: {check.rationale}")
+        verdict = check.verdict
+        if verdict is Verdict.NEUTRAL:
+            continue
+        (supporting if verdict is Verdict.ENTAILED else contradicting).append(j)
+        if check.rationale:
+            chunk_rationales.append(f"chunk {j + 1}: {check.rationale}")
+    if joint is not None and joint.rationale and not supporting:
+        rationales.append(f"all chunks: {joint.rationale}")
+    rationales.extend(chunk_rationales)
     return ClaimExplanation(
         source=source,
         index=index,
         text=text,
         against_reference=None if against is None else against.verdict,
-        supporting_chunks=[j for j, check in enumerate(row or []) if check.verdict is Verdict.ENTAILED],
-        contradicting_chunks=[j for j, check in enumerate(row or []) if check.verdict is Verdict.CONTRADICTED],
+        supporting_chunks=supporting,
+        contradicting_chunks=contradicting,
         supported_by_contexts_jointly=None if joint is None else joint.entailed,
         category=category,
         rationale=" | ".join(rationales) or None,
