@@ -164,40 +164,23 @@ def terms(text: str) -> Terms:
     capitals: list[int] = []
     negated_keys: set[str] = set()
     scope = 0
-    previous_kind = ""
-    previous_end = 0
+    # The hottest loop of the judge: the previous token's kind and end are read from ``matches`` when needed
+    # rather than stored per token, and content words are tested first.
     for index, (kind, token, start, end) in enumerate(matches):
-        if len(token) > MAX_TOKEN_CHARS and kind != "cjk":
-            # No word is this long; a cut key keeps the word caches small on garbage input.
-            token = token[:MAX_TOKEN_CHARS]
-        if scope and _CLAUSE_BREAK_RE.search(text, previous_end, start):
+        if scope and _CLAUSE_BREAK_RE.search(text, matches[index - 1][3], start):
             scope = 0
-        previous_end = end
         if kind == "word":
             try:
                 info = _TOKEN_INFOS[token]
             except KeyError:
-                info = _learn_token(token)
+                if len(token) > MAX_TOKEN_CHARS:
+                    # No word is this long; a cut key keeps the word caches small on garbage input.
+                    token = token[:MAX_TOKEN_CHARS]
+                info = _TOKEN_INFOS[token] if token in _TOKEN_INFOS else _learn_token(token)
             if info is None:  # a plain function word, the commonest token
-                previous_kind = kind
                 continue
             word_kind, key, weight, capitalised, name_key, upper_name = info
-            if word_kind == _STOP or (word_kind == _SCALE and previous_kind == "num"):
-                if key in lexicon.DIALOGUE_PRONOUNS:
-                    _add(weights, order, SPEAKER, NAME_WEIGHT)
-                previous_kind = kind
-                continue
-            if word_kind == _NEGATION:
-                following = matches[index + 1][1].casefold() if index + 1 < len(matches) else ""
-                if following not in _NOT_NEGATING_FOLLOWERS:
-                    negated = True
-                    scope = _NEGATION_SCOPE
-            elif word_kind in (_NUMBER_WORD, _SCALE):
-                value = float(lexicon.NUMBER_WORDS[key])
-                number_text = number_key(value)
-                numbers.append(Number(value=value, kind="count", key=number_text, text=token))
-                _add(weights, order, number_text, NUMBER_WEIGHT)
-            else:
+            if word_kind >= _WEAK:
                 if capitalised:
                     capitals.append(index)
                     if name_key is not None and (index > 0 or upper_name):
@@ -205,7 +188,7 @@ def terms(text: str) -> Terms:
                         key = name_key
                         weight = NAME_WEIGHT
                 keys_at[index] = key
-                previous_weight = weights.get(key)  # _add, inlined on the hottest path
+                previous_weight = weights.get(key)  # _add, inlined
                 if previous_weight is None:
                     weights[key] = weight
                     order.append(key)
@@ -214,13 +197,26 @@ def terms(text: str) -> Terms:
                 if scope:
                     negated_keys.add(key)
                     scope -= 1
+            elif word_kind == _STOP or (word_kind == _SCALE and index > 0 and matches[index - 1][0] == "num"):
+                if key in lexicon.DIALOGUE_PRONOUNS:
+                    _add(weights, order, SPEAKER, NAME_WEIGHT)
+            elif word_kind == _NEGATION:
+                following = matches[index + 1][1].casefold() if index + 1 < len(matches) else ""
+                if following not in _NOT_NEGATING_FOLLOWERS:
+                    negated = True
+                    scope = _NEGATION_SCOPE
+            else:  # a number word or a scale word ("three", "million")
+                value = float(lexicon.NUMBER_WORDS[key])
+                number_text = number_key(value)
+                numbers.append(Number(value=value, kind="count", key=number_text, text=token))
+                _add(weights, order, number_text, NUMBER_WEIGHT)
         elif kind == "num":
-            _add_number(text, matches, index, token, numbers, weights, order)
+            _add_number(text, matches, index, token[:MAX_TOKEN_CHARS], numbers, weights, order)
             if scope:
                 negated_keys.add(numbers[-1].key)
                 scope -= 1
         elif kind == "mixed":
-            _add(weights, order, word_key(token.casefold()), NAME_WEIGHT)
+            _add(weights, order, word_key(token[:MAX_TOKEN_CHARS].casefold()), NAME_WEIGHT)
         else:
             if "我" in token or "你" in token or "您" in token:
                 _add(weights, order, SPEAKER, NAME_WEIGHT)
@@ -233,7 +229,6 @@ def terms(text: str) -> Terms:
                 and follower[0] == "word"
             ):
                 aliased.append(token)
-        previous_kind = kind
     if len(capitals) >= 2:
         _add_acronyms(text, matches, keys_at, capitals, weights, order)
     for name in aliased:
