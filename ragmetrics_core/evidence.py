@@ -160,7 +160,8 @@ class Evidence(BaseModel):
     )
 
     def has(self, part: EvidencePart) -> bool:
-        return getattr(self, part.value) is not None
+        # A part is a ``StrEnum``: it is its own attribute name (``.value`` costs an enum descriptor call).
+        return getattr(self, part) is not None
 
     def missing(self, parts: frozenset[EvidencePart]) -> frozenset[EvidencePart]:
         return frozenset(part for part in parts if not self.has(part))

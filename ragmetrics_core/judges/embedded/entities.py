@@ -28,6 +28,7 @@ _DATE_RE = re.compile(
     r"|\d{3,4}\s*年(?:\s*\d{1,2}\s*月(?:\s*\d{1,2}\s*日)?)?",
     re.IGNORECASE,
 )
+_HAN_RE = re.compile("[\u4e00-\u9fff]")
 _ASCII_MONTHS = frozenset(month for month in lexicon.MONTHS if month.isascii())
 _ASCII_WORD_RE = re.compile(r"\w+", re.ASCII)
 _NUMBER_UNIT_RE = re.compile(
@@ -64,7 +65,7 @@ def _sentence_entities(sentence: str) -> list[str]:
     for match in _dates(sentence):
         spans.append((match.start(), match.group(0).strip()))
         taken.append(match.span())
-    has_cjk = any("\u4e00" <= char <= "\u9fff" for char in sentence)
+    has_cjk = not sentence.isascii() and _HAN_RE.search(sentence) is not None
     if has_cjk:
         spans.extend(_zh_entities(sentence, taken))
     else:

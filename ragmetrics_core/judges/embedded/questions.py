@@ -140,7 +140,10 @@ def _zh_question(text: str) -> str:
 
 
 def _is_cjk_text(text: str) -> bool:
-    return any("\u4e00" <= char <= "\u9fff" for char in text)
+    return not text.isascii() and _HAN_RE.search(text) is not None
+
+
+_HAN_RE = re.compile("[\u4e00-\u9fff]")
 
 
 def _features(text: str) -> dict[str, float]:
