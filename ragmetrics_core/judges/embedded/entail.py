@@ -246,20 +246,28 @@ def _coverage_bound(claim: Terms, premise: Premise, total: float) -> float:
     keys = premise.keys
     heads = premise.heads
     reachable = 0.0
-    # Whether a missing term may have a near match (see _near_credit), inlined: this loop runs for every check.
     for key, weight in claim.weights.items():
         if key in keys:
             reachable += weight
         elif weight > 0:
-            if len(key) == 2 and _is_cjk(key[0]):
-                near = key[0] in keys and key[1] in keys
-            elif len(key) < _PREFIX_MIN or key[0] == "#":
-                continue
-            else:
-                near = key[:_PREFIX_MIN] in heads or not keys.isdisjoint(_inner_suffixes(key))
-            if near:
+            probe = _near_probe(key)
+            if probe is not None and (
+                keys.issuperset(probe[1]) if probe[0] is None else probe[0] in heads or not keys.isdisjoint(probe[1])
+            ):
                 reachable += weight * _NEAR_CREDIT_BOUND
     return reachable / total
+
+
+@lru_cache(maxsize=65536)
+def _near_probe(key: str) -> tuple[str | None, tuple[str, ...]] | None:
+    """What a near match of ``key`` (see :func:`_near_credit`) needs in a premise, worked out once per term:
+    a term with the same head (first characters) or one of the key's inner endings, ``(head, endings)``; for a
+    Chinese bigram both characters, ``(None, characters)``; ``None`` when no near match is possible."""
+    if len(key) == 2 and _is_cjk(key[0]):
+        return None, (key[0], key[1])
+    if len(key) < _PREFIX_MIN or key[0] == "#":
+        return None
+    return key[:_PREFIX_MIN], _inner_suffixes(key)
 
 
 @lru_cache(maxsize=65536)
@@ -296,7 +304,7 @@ def _best_window(claim: Terms, premise: Premise, total: float) -> _Window | None
         for span in ((position - 1, position), (position, position + 1)):
             neighbour = span[0] if span[1] == position else span[1]
             if 0 <= neighbour <= last and group[neighbour] == group[position] and neighbour in scores:
-                window = _score(claim, premise, span, total, fuzzy=False)
+                window = _score_pair(claim, premise, span, total)
                 if window.coverage > best_coverage + 1e-12:
                     best_span, best_coverage = span, window.coverage
     best = _complete(claim, premise, _score(claim, premise, best_span, total, fuzzy=False), total)
@@ -383,8 +391,9 @@ def _score_pair(claim: Terms, premise: Premise, positions: tuple[int, ...], tota
         missing.append(key)
         if key in keys:
             earned += weight * ELSEWHERE_CREDIT
-    coverage = earned / total * _discount(positions)
-    return _Window(positions=positions, coverage=coverage, missing=tuple(missing))
+    # _discount of two positions, inlined
+    discount = _PAIR_DISCOUNT if abs(positions[1] - positions[0]) == 1 else _EXTRA_DISCOUNT
+    return _Window(positions=positions, coverage=earned / total * discount, missing=tuple(missing))
 
 
 def _discount(positions: tuple[int, ...]) -> float:
