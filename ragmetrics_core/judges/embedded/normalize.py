@@ -259,7 +259,7 @@ def has_content_word(words: list[str]) -> bool:
         core = word.strip(_EDGE_PUNCTUATION)
         if not core:
             continue
-        if any(char.isdigit() for char in core) or not core.isalpha():
+        if not core.isalpha():  # digits included: a word with a digit is not alphabetic
             return True
         if _word_info(core[:MAX_TOKEN_CHARS])[0] in (_NUMBER_WORD, _WEAK, _CONTENT):
             return True
