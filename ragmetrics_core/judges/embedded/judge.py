@@ -22,7 +22,7 @@ from ragmetrics_core.judges.embedded.claims import extract_claims
 from ragmetrics_core.judges.embedded.entail import Premise, check
 from ragmetrics_core.judges.embedded.entities import entity_found, extract_entities
 from ragmetrics_core.judges.embedded.normalize import Terms, terms
-from ragmetrics_core.judges.embedded.questions import generate_questions, similarity
+from ragmetrics_core.judges.embedded.questions import generate_questions, similarities
 
 MAX_CONTEXTS = 1000
 """Chunks judged per sample; verdicts for chunks beyond it are *neutral* with a reason (documented cap)."""
@@ -71,7 +71,9 @@ class EmbeddedJudge:
         if not isinstance(question, str) or not isinstance(candidates, list):
             raise TypeError("similarity expects a question string and a list of candidate strings")
         started = time.perf_counter()
-        values = [similarity(question, candidate) if isinstance(candidate, str) else 0.0 for candidate in candidates]
+        texts = [candidate for candidate in candidates if isinstance(candidate, str)]
+        computed = iter(similarities(question, texts))
+        values = [next(computed) if isinstance(candidate, str) else 0.0 for candidate in candidates]
         return SimilarityResult(similarities=values, usage=Usage(latency_s=time.perf_counter() - started))
 
 

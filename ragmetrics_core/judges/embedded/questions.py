@@ -155,6 +155,8 @@ def _features(text: str) -> dict[str, float]:
         kind = lexicon.QUESTION_WORDS.get(word)
         if kind is not None and (word not in {"как", "что"} or "?" in lowered):
             features["?" + kind] = 1.0
+    if lowered.isascii():
+        return features  # the Chinese question words below cannot occur
     for word in _ZH_QUESTION_WORDS:
         if word in lowered:
             features["?" + lexicon.QUESTION_WORDS[word]] = 1.0
@@ -165,8 +167,16 @@ def _features(text: str) -> dict[str, float]:
 
 def similarity(first: str, second: str) -> float:
     """Cosine similarity of two questions' feature sets, in [0, 1]."""
+    return similarities(first, [second])[0]
+
+
+def similarities(first: str, others: list[str]) -> list[float]:
+    """:func:`similarity` of ``first`` with each of ``others`` (``first`` analysed once)."""
     left = _features(first)
-    right = _features(second)
+    return [_cosine(left, _features(other)) for other in others]
+
+
+def _cosine(left: dict[str, float], right: dict[str, float]) -> float:
     if not left or not right:
         return 0.0
     dot = sum(weight * right[key] for key, weight in left.items() if key in right)
