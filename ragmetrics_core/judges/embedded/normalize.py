@@ -118,6 +118,8 @@ class Terms(NamedTuple):
 def prepare(text: str) -> str:
     """Unicode and spelling normalisation shared by segmentation and term extraction."""
     text = unicodedata.normalize("NFKC", text)
+    if text.isascii():  # a flag of the string: the searches below for non-ASCII characters are skipped
+        return text.replace("`", "'") if "`" in text else text
     if "ё" in text or "Ё" in text:
         text = text.replace("ё", "е").replace("Ё", "Е")
     if "’" in text or "`" in text:
@@ -152,7 +154,7 @@ def terms(text: str) -> Terms:
     lowered = text.casefold()
     if _PHRASE_SEARCH_RE.search(lowered):
         text = _PHRASE_RE.sub(lambda match: lexicon.PHRASES[match.group(0).casefold()], text)
-    if "年" in text or "月" in text or "日" in text or "号" in text:
+    if not text.isascii() and ("年" in text or "月" in text or "日" in text or "号" in text):
         text = _ZH_DATE_UNIT_RE.sub(" ", text)
     weights: dict[str, float] = {}
     order: list[str] = []
