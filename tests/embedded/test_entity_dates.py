@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ragmetrics_core.judges.embedded import entities
@@ -21,7 +21,7 @@ def test_known_sentences() -> None:
         assert spans(entities._dates(sentence)) == spans(entities._DATE_RE.finditer(sentence))
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.sampled_from(PIECES), max_size=12))
 def test_any_sentence(pieces: list[str]) -> None:
     sentence = "".join(pieces)

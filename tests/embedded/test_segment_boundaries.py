@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ragmetrics_core.judges.embedded import segment
@@ -27,7 +27,7 @@ def test_tricky_texts() -> None:
         assert spans(text, segment._boundaries(text)) == spans(text, segment._BOUNDARY_RE.finditer(text))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.text(alphabet=st.sampled_from(list("ab A.!?…。！？；;\"')»  \u00a0\n")), max_size=60))
 def test_any_text(text: str) -> None:
     assert spans(text, segment._boundaries(text)) == spans(text, segment._BOUNDARY_RE.finditer(text))

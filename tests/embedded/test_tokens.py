@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ragmetrics_core.judges.embedded.normalize import _tokens
@@ -10,7 +10,7 @@ from ragmetrics_core.judges.embedded.normalize import _tokens
 ALPHABET = [*"ab Zé1 2,.'-()\t\n\u00a0я", "889", "don't", "CO2", "  "]
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.sampled_from(ALPHABET), max_size=30))
 def test_offsets_point_at_the_tokens_in_both_modes(pieces: list[str]) -> None:
     text = "".join(pieces)

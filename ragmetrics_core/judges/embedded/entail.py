@@ -211,7 +211,12 @@ def _verdict(verdict: Verdict, confidence: float, rationale: str) -> Check:
 
 def _numbers_may_clash(claim: Terms, premise: Premise) -> bool:
     """Whether a claim number is missing while the premise has numbers: then the rest decides contradiction."""
-    return premise.has_numbers and any(number.key not in premise.keys for number in claim.numbers)
+    if premise.has_numbers:
+        keys = premise.keys
+        for number in claim.numbers:
+            if number.key not in keys:
+                return True
+    return False
 
 
 def _content_bound(claim: Terms, premise: Premise) -> float:
@@ -504,6 +509,11 @@ def _swapped_names(claim: Terms, units: Sequence[Terms]) -> tuple[str, str] | No
 
 
 def _describe(window: _Window, premise: Premise, label: str) -> str:
+    if len(window.positions) == 1:  # the commonest window: the same text as below, without the grouping
+        position = window.positions[0]
+        chunk = premise.group[position]
+        where = f"sentence {position - premise.group.index(chunk) + 1}"
+        return f"chunk {chunk + 1} {where}" if label == "contexts" else f"{label} {where}"
     parts: list[str] = []
     by_chunk: dict[int, list[int]] = {}
     for position in sorted(window.positions):

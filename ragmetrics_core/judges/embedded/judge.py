@@ -136,7 +136,8 @@ class _Checker:
             )
             if entailing is not None:
                 chunk, single = entailing
-                column.append(single.model_copy(update={"rationale": f"chunk {chunk + 1}: {single.rationale}"}))
+                column.append(Check(verdict=single.verdict, confidence=single.confidence,
+                                    rationale=f"chunk {chunk + 1}: {single.rationale}"))
             else:
                 column.append(check(claim, self.joint, "contexts"))
         return column
