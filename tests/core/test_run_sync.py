@@ -51,11 +51,16 @@ def test_leftover_tasks_are_cancelled_before_returning() -> None:
     assert events == ["cancelled"]
 
 
+async def _loop() -> asyncio.AbstractEventLoop:
+    return asyncio.get_running_loop()
+
+
 def test_each_thread_gets_its_own_loop() -> None:
-    seen: dict[str, int] = {}
+    # Hold the loop objects themselves: ids of loops already freed could be reused by later ones.
+    seen: dict[str, asyncio.AbstractEventLoop] = {}
 
     def worker(name: str) -> None:
-        seen[name] = run_sync(_loop_id())
+        seen[name] = run_sync(_loop())
 
     threads = [threading.Thread(target=worker, args=(f"t{number}",)) for number in range(4)]
     for thread in threads:
@@ -63,7 +68,8 @@ def test_each_thread_gets_its_own_loop() -> None:
     for thread in threads:
         thread.join()
     assert len(seen) == 4
-    assert len(set(seen.values()) | {run_sync(_loop_id())}) == 5
+    loops = [*seen.values(), run_sync(_loop())]
+    assert len({id(loop) for loop in loops}) == 5
 
 
 def test_inside_a_running_loop_runs_elsewhere() -> None:

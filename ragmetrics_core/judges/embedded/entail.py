@@ -455,10 +455,11 @@ def _negation_conflict(claim: Terms, units: Sequence[Terms]) -> str | None:
     """A term negated on one side and asserted on the other ("was not built" vs "was built")."""
     window_keys: set[str] = set().union(*(unit.weights for unit in units))
     window_negated: set[str] = set().union(*(unit.negated_keys for unit in units))
-    for key in claim.negated_keys:
+    # Sorted so the rationale names the same term whatever the process's hash seed.
+    for key in sorted(claim.negated_keys):
         if key in window_keys and key not in window_negated:
             return f"negation mismatch: the claim negates '{key}', the premise asserts it"
-    for key in window_negated:
+    for key in sorted(window_negated):
         if key in claim.weights and key not in claim.negated_keys and claim.weights[key] > 0:
             return f"negation mismatch: the premise negates '{key}', the claim asserts it"
     return None
