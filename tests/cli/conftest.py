@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from ragmetrics_core.evidence import Check, Claim, EvidencePart, GeneratedQuestion, Verdict
+from ragmetrics_core.evidence import GeneratedQuestion
 from ragmetrics_core.judges.base import (
     CheckRequest,
     CheckResult,
@@ -30,22 +30,19 @@ from ragmetrics_core.judges.base import (
     SimilarityResult,
     Usage,
 )
+from tests import substring_judge
 
-P = EvidencePart
 ROOT = Path(__file__).resolve().parents[2]
 RAGCHECKER_DIR = ROOT.parent / "shared" / "data" / "ragchecker"
 
 
 def sentences(text: str | None) -> list[str]:
+    """Split after each sentence mark, keeping it (so "3.5 m" stays one sentence)."""
     return [part.strip() for part in re.split(r"(?<=[.!?])\s+", text or "") if part.strip()]
 
 
-def _norm(text: str) -> str:
-    return " ".join(re.findall(r"\w+", text.lower()))
-
-
-def _verdict(premise: str, claim: str) -> Check:
-    return Check(verdict=Verdict.ENTAILED if _norm(claim) and _norm(claim) in _norm(premise) else Verdict.NEUTRAL)
+def _echo_question(request: ExtractionRequest) -> list[GeneratedQuestion]:
+    return [GeneratedQuestion(text=request.user_input)]
 
 
 @dataclass
@@ -63,36 +60,12 @@ class SentenceJudge:
             await asyncio.sleep(self.delay_s)
         if self.fail_marker and self.fail_marker in request.response:
             raise JudgeError("scripted failure")
-        out = Extraction(usage=Usage(calls=1, prompt_tokens=100, completion_tokens=20))
-        if P.RESPONSE_CLAIMS in request.want:
-            out.response_claims = [Claim(text=s) for s in sentences(request.response)]
-        if P.REFERENCE_CLAIMS in request.want:
-            out.reference_claims = [Claim(text=s) for s in sentences(request.reference)]
-        if P.REFERENCE_ENTITIES in request.want:
-            out.reference_entities = sorted(set(re.findall(r"\b[A-Z][a-z]+\b", request.reference or "")))
-        if P.GENERATED_QUESTIONS in request.want:
-            out.generated_questions = [GeneratedQuestion(text=request.user_input)]
-        return out
+        usage = Usage(calls=1, prompt_tokens=100, completion_tokens=20)
+        return substring_judge.extract(request, sentences, _echo_question).model_copy(update={"usage": usage})
 
     async def check(self, request: CheckRequest) -> CheckResult:
-        out = CheckResult(usage=Usage(calls=1, prompt_tokens=200, completion_tokens=30))
-        r, g, chunks = request.response_claims, request.reference_claims, request.contexts
-        joined = " ".join(chunks)
-        if P.RESPONSE_VS_REFERENCE in request.want:
-            out.response_vs_reference = [_verdict(request.reference or "", c.text) for c in r]
-        if P.REFERENCE_VS_RESPONSE in request.want:
-            out.reference_vs_response = [_verdict(request.response, c.text) for c in g]
-        if P.RESPONSE_VS_CHUNKS in request.want:
-            out.response_vs_chunks = [[_verdict(k, c.text) for k in chunks] for c in r]
-        if P.REFERENCE_VS_CHUNKS in request.want:
-            out.reference_vs_chunks = [[_verdict(k, c.text) for k in chunks] for c in g]
-        if P.RESPONSE_VS_CONTEXTS in request.want:
-            out.response_vs_contexts = [_verdict(joined, c.text) for c in r]
-        if P.REFERENCE_VS_CONTEXTS in request.want:
-            out.reference_vs_contexts = [_verdict(joined, c.text) for c in g]
-        if P.ENTITIES_IN_CONTEXTS in request.want:
-            out.entities_in_contexts = [entity in joined for entity in request.reference_entities]
-        return out
+        usage = Usage(calls=1, prompt_tokens=200, completion_tokens=30)
+        return substring_judge.check(request).model_copy(update={"usage": usage})
 
     async def similarity(self, question: str, candidates: list[str]) -> SimilarityResult:
         return SimilarityResult(similarities=[1.0 if c == question else 0.0 for c in candidates])
