@@ -92,6 +92,7 @@ def test_a_claim_two_chunks_support_together_is_entailed_with_less_than_full_sup
     binary = Evaluator(metrics=["context_recall"], options=MetricOptions(scoring=Scoring.BINARY)).evaluate(SAMPLE)
     assert binary.values()["context_recall"] == 1.0
     assert result.values()["context_recall"] == pytest.approx((1.0 + jointly.support) / 2)
+    assert [e.grounding for e in result.explanations if e.source == "reference"] == [1.0, jointly.support]
 
 
 def test_deterministic_whatever_the_order(judge: EmbeddedJudge) -> None:
