@@ -1,8 +1,8 @@
 """Metric specifications: what each metric needs, how it reads the evidence, and which way is better.
 
-Each ``_read_*`` function pulls verdict vectors out of :class:`Evidence` and hands them to the pure formula
-in :mod:`ragmetrics_core.metrics.formulas`; preconditions (empty inputs) come out as undetermined with a
-reason, never as 0.
+Each reader pulls claim strengths out of :class:`Evidence` (graded supports, or 1/0 verdicts with
+``scoring="binary"``) and hands them to the pure formula in :mod:`ragmetrics_core.metrics.formulas`;
+preconditions (empty inputs) come out as undetermined with a reason, never as 0.
 """
 
 from __future__ import annotations
