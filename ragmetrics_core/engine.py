@@ -29,7 +29,7 @@ from ragmetrics_core.evidence import (
 )
 from ragmetrics_core.explain import explain
 from ragmetrics_core.judges.base import CheckRequest, ExtractionRequest, Judge, JudgeError, Usage
-from ragmetrics_core.metrics import METRICS, MetricOptions, MetricSpec
+from ragmetrics_core.metrics import METRICS, MetricOptions, MetricSpec, Strengths
 from ragmetrics_core.results import Direction, EvaluationResult, MetricScore
 from ragmetrics_core.sample import RagSample
 
@@ -92,7 +92,8 @@ class Evaluator:
 
     def score(self, sample: RagSample, evidence: Evidence, usage: Usage | None = None) -> EvaluationResult:
         """Read the requested metrics off ``evidence`` without calling the judge."""
-        scores = {metric: self._metric_score(METRICS[metric], evidence, sample) for metric in self.metrics}
+        strengths = Strengths(evidence, sample, self.options)  # shared: the metrics derive much the same
+        scores = {metric: self._metric_score(METRICS[metric], strengths) for metric in self.metrics}
         return EvaluationResult(
             sample_id=sample.id,
             judge=self.judge.name,
@@ -102,8 +103,8 @@ class Evaluator:
             usage=usage or Usage(),
         )
 
-    def _metric_score(self, spec: MetricSpec, evidence: Evidence, sample: RagSample) -> MetricScore:
-        value = spec.compute(evidence, sample, self.options)
+    def _metric_score(self, spec: MetricSpec, strengths: Strengths) -> MetricScore:
+        value = spec.compute(strengths.evidence, strengths.sample, self.options, strengths)
         threshold = self.options.thresholds.get(spec.id, spec.default_threshold)
         label = None
         if value.score is not None:

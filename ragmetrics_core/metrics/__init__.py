@@ -2,7 +2,8 @@
 
 from ragmetrics_core.metrics.claims import ClaimCategory
 from ragmetrics_core.metrics.options import ContextPrecisionStrategy, MetricOptions, Scoring
-from ragmetrics_core.metrics.registry import METRICS, MetricSpec, MetricValue, category_measures_of
+from ragmetrics_core.metrics.registry import METRICS, MetricSpec, MetricValue
+from ragmetrics_core.metrics.strengths import Strengths
 
 ALL_METRICS: tuple[str, ...] = tuple(METRICS)
 # RAGChecker's ten diagnostic metrics plus faithfulness, in its report order.
@@ -22,5 +23,5 @@ __all__ = [
     "MetricSpec",
     "MetricValue",
     "Scoring",
-    "category_measures_of",
+    "Strengths",
 ]

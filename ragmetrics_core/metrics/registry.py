@@ -1,8 +1,9 @@
 """Metric specifications: what each metric needs, how it reads the evidence, and which way is better.
 
-Each reader pulls claim strengths out of :class:`Evidence` (graded supports, or 1/0 verdicts with
-``scoring="binary"``) and hands them to the pure formula in :mod:`ragmetrics_core.metrics.formulas`;
-preconditions (empty inputs) come out as undetermined with a reason, never as 0.
+Each reader takes the claim strengths a :class:`Strengths` derives from the evidence (graded supports, or 1/0
+verdicts with ``scoring="binary"``) and hands them to the pure formula in
+:mod:`ragmetrics_core.metrics.formulas`; preconditions (empty inputs) come out as undetermined with a reason,
+never as 0.
 """
 
 from __future__ import annotations
@@ -11,16 +12,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from ragmetrics_core.evidence import Check, Evidence, EvidencePart
+from ragmetrics_core.evidence import Evidence, EvidencePart
 from ragmetrics_core.metrics import formulas
-from ragmetrics_core.metrics.claims import (
-    ClaimCategory,
-    category_measures,
-    chunk_relevance,
-    grounding,
-    strength_reader,
-)
+from ragmetrics_core.metrics.claims import ClaimCategory
 from ragmetrics_core.metrics.options import ContextPrecisionStrategy, MetricOptions
+from ragmetrics_core.metrics.strengths import Strengths, Undetermined
 from ragmetrics_core.results import Direction
 from ragmetrics_core.sample import RagSample
 
@@ -30,10 +26,6 @@ P = EvidencePart
 class MetricValue(NamedTuple):
     score: float | None
     reason: str
-
-
-class Undetermined(Exception):
-    """Raised inside a reader when the evidence leaves the metric without a denominator."""
 
 
 @dataclass(frozen=True)
@@ -46,9 +38,13 @@ class MetricSpec:
     requires: Callable[[RagSample, MetricOptions], list[str]]
     needs: Callable[[RagSample, MetricOptions], frozenset[EvidencePart]]
     optional: frozenset[EvidencePart]
-    read: Callable[[Evidence, RagSample, MetricOptions], float]
+    read: Callable[[Strengths], float]
 
-    def compute(self, evidence: Evidence, sample: RagSample, options: MetricOptions) -> MetricValue:
+    def compute(
+        self, evidence: Evidence, sample: RagSample, options: MetricOptions, strengths: Strengths | None = None
+    ) -> MetricValue:
+        """The metric's value, or undetermined with a reason. ``strengths`` shares what the metrics of one
+        sample derive from its evidence (the engine passes one per sample)."""
         missing = self.requires(sample, options)
         if missing:
             return MetricValue(None, f"missing input: {', '.join(missing)}")
@@ -58,7 +54,7 @@ class MetricSpec:
             detail = "; ".join(errors) if errors else ", ".join(sorted(p.value for p in gaps))
             return MetricValue(None, f"evidence unavailable: {detail}")
         try:
-            return MetricValue(self.read(evidence, sample, options), "")
+            return MetricValue(self.read(strengths or Strengths(evidence, sample, options)), "")
         except Undetermined as exc:
             return MetricValue(None, str(exc))
 
@@ -102,123 +98,68 @@ def _context_precision_needs(sample: RagSample, options: MetricOptions) -> froze
     return frozenset({P.RESPONSE_CLAIMS, P.RESPONSE_VS_CHUNKS})
 
 
-# ---------------------------------------------------------------- evidence readers
+# ---------------------------------------------------------------- readers
 
 
-def _nonempty(values: list[Check] | list[list[Check]] | None, what: str) -> None:
-    if not values:
-        raise Undetermined(f"no claims were extracted from the {what}")
+def _precision(v: Strengths) -> float:
+    return formulas.overall_precision(v.correct)
 
 
-def _strengths(checks: list[Check] | None, what: str, o: MetricOptions) -> list[float]:
-    assert checks is not None
-    _nonempty(checks, what)
-    strength = strength_reader(o.scoring)
-    return [strength(check) for check in checks]
+def _recall(v: Strengths) -> float:
+    return formulas.overall_recall(v.recalled)
 
 
-def _correct(e: Evidence, o: MetricOptions) -> list[float]:
-    return _strengths(e.response_vs_reference, "response", o)
+def _f1(v: Strengths) -> float:
+    return formulas.overall_f1(v.correct, v.recalled)
 
 
-def _recalled(e: Evidence, o: MetricOptions) -> list[float]:
-    return _strengths(e.reference_vs_response, "reference", o)
+def _claim_recall(v: Strengths) -> float:
+    return formulas.claim_recall(v.grounded_reference_by_chunk)
 
 
-def _grounded(matrix: list[list[Check]] | None, joint: list[Check] | None, what: str, o: MetricOptions) -> list[float]:
-    assert matrix is not None
-    _nonempty(matrix, what)
-    strength = strength_reader(o.scoring)
-    return [grounding(row, None if joint is None else joint[i], strength) for i, row in enumerate(matrix)]
+def _chunk_precision(v: Strengths) -> float:
+    return formulas.chunk_precision(v.relevance)
 
 
-def _grounded_reference_by_chunk(e: Evidence, o: MetricOptions) -> list[float]:
-    return _grounded(e.reference_vs_chunks, None, "reference", o)
-
-
-def _relevance(e: Evidence, s: RagSample, o: MetricOptions) -> list[float]:
-    assert e.reference_vs_chunks is not None
-    return chunk_relevance(e.reference_vs_chunks, len(s.retrieved_contexts), strength_reader(o.scoring))
-
-
-def category_measures_of(
-    evidence: Evidence, sample: RagSample, options: MetricOptions
-) -> list[dict[ClaimCategory, float]]:
-    """For every response claim, the share of strictness levels at which it falls in each category."""
-    correct = _correct(evidence, options)
-    assert evidence.response_vs_chunks is not None
-    relevance = _relevance(evidence, sample, options)
-    strength = strength_reader(options.scoring)
-    joint = evidence.response_vs_contexts
-    return [
-        category_measures(
-            correct[i], [strength(check) for check in row], None if joint is None else strength(joint[i]), relevance
-        )
-        for i, row in enumerate(evidence.response_vs_chunks)
-    ]
-
-
-def _precision(e: Evidence, _s: RagSample, o: MetricOptions) -> float:
-    return formulas.overall_precision(_correct(e, o))
-
-
-def _recall(e: Evidence, _s: RagSample, o: MetricOptions) -> float:
-    return formulas.overall_recall(_recalled(e, o))
-
-
-def _f1(e: Evidence, _s: RagSample, o: MetricOptions) -> float:
-    return formulas.overall_f1(_correct(e, o), _recalled(e, o))
-
-
-def _claim_recall(e: Evidence, _s: RagSample, o: MetricOptions) -> float:
-    return formulas.claim_recall(_grounded_reference_by_chunk(e, o))
-
-
-def _chunk_precision(e: Evidence, s: RagSample, o: MetricOptions) -> float:
-    return formulas.chunk_precision(_relevance(e, s, o))
-
-
-def _context_utilization(e: Evidence, _s: RagSample, o: MetricOptions) -> float:
-    value = formulas.context_utilization(_grounded_reference_by_chunk(e, o), _recalled(e, o))
+def _context_utilization(v: Strengths) -> float:
+    value = formulas.context_utilization(v.grounded_reference_by_chunk, v.recalled)
     if value is None:
         raise Undetermined("no reference claim is supported by any chunk, so none could be utilised")
     return value
 
 
-def _category_reader(*wanted: ClaimCategory) -> Callable[[Evidence, RagSample, MetricOptions], float]:
-    def read(e: Evidence, s: RagSample, o: MetricOptions) -> float:
-        return formulas.category_share(category_measures_of(e, s, o), *wanted)
+def _category_reader(*wanted: ClaimCategory) -> Callable[[Strengths], float]:
+    def read(v: Strengths) -> float:
+        return formulas.category_share(v.categories, *wanted)
 
     return read
 
 
-def _faithfulness(e: Evidence, _s: RagSample, o: MetricOptions) -> float:
-    return formulas.faithfulness(_grounded(e.response_vs_chunks, e.response_vs_contexts, "response", o))
+def _faithfulness(v: Strengths) -> float:
+    return formulas.faithfulness(v.grounded_response)
 
 
-def _context_precision(e: Evidence, s: RagSample, o: MetricOptions) -> float:
-    if _precision_strategy(s, o) is ContextPrecisionStrategy.REFERENCE:
-        matrix, what = e.reference_vs_chunks, "reference"
-    else:
-        matrix, what = e.response_vs_chunks, "response"
-    assert matrix is not None
-    _nonempty(matrix, what)
+def _context_precision(v: Strengths) -> float:
     # A chunk is useful when it entails some claim: the same max-over-claims as chunk relevance.
-    return formulas.average_precision(chunk_relevance(matrix, len(s.retrieved_contexts), strength_reader(o.scoring)))
+    if _precision_strategy(v.sample, v.options) is ContextPrecisionStrategy.REFERENCE:
+        return formulas.average_precision(v.usefulness(v.evidence.reference_vs_chunks, "reference"))
+    return formulas.average_precision(v.usefulness(v.evidence.response_vs_chunks, "response"))
 
 
-def _context_recall(e: Evidence, _s: RagSample, o: MetricOptions) -> float:
-    return formulas.claim_recall(_grounded(e.reference_vs_chunks, e.reference_vs_contexts, "reference", o))
+def _context_recall(v: Strengths) -> float:
+    return formulas.claim_recall(v.grounded_reference)
 
 
-def _entity_recall(e: Evidence, _s: RagSample, _o: MetricOptions) -> float:
+def _entity_recall(v: Strengths) -> float:
+    e = v.evidence
     if not e.reference_entities:
         raise Undetermined("no entities were found in the reference")
     assert e.entities_in_contexts is not None
     return formulas.entity_recall(e.entities_in_contexts)
 
 
-def _response_relevancy(e: Evidence, _s: RagSample, _o: MetricOptions) -> float:
+def _response_relevancy(v: Strengths) -> float:
+    e = v.evidence
     if not e.generated_questions:
         raise Undetermined("no questions could be generated from the response")
     noncommittal = any(question.noncommittal for question in e.generated_questions)
@@ -240,7 +181,7 @@ _RRC = _missing("response", "reference", "retrieved_contexts")
 
 def _spec(
     metric_id: str, family: str, direction: Direction, description: str, requires: Callable[..., list[str]],
-    needs: Callable[..., frozenset[EvidencePart]], read: Callable[[Evidence, RagSample, MetricOptions], float],
+    needs: Callable[..., frozenset[EvidencePart]], read: Callable[[Strengths], float],
     optional: frozenset[EvidencePart] = _NONE,
 ) -> MetricSpec:
     threshold = 0.5 if direction is HIGHER else 0.3
