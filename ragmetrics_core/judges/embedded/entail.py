@@ -132,9 +132,9 @@ class _JoinedPostings(Mapping[str, list[int]]):
             if positions is None:
                 continue
             if found is None:
-                found = [position + offset for position in positions]
+                found = list(map(offset.__add__, positions)) if offset else positions[:]
             elif len(found) < MAX_POSTINGS:
-                found.extend([position + offset for position in positions[: MAX_POSTINGS - len(found)]])
+                found.extend(map(offset.__add__, positions[: MAX_POSTINGS - len(found)]))
         return found
 
     def __getitem__(self, key: str) -> list[int]:
@@ -296,7 +296,8 @@ def _best_window(claim: Terms, premise: Premise, total: float) -> _Window | None
         # Without one shared term, near matches alone cannot reach the entailment threshold.
         return None
     # A single sentence's exact coverage is its score plus part credit for claim terms found elsewhere.
-    candidates = sorted(scores, key=lambda position: (-scores[position], position))[:_CANDIDATES]
+    # Highest score first, ties by position (a stable sort by score over positions in order).
+    candidates = sorted(sorted(scores), key=scores.__getitem__, reverse=True)[:_CANDIDATES]
     top = candidates[0]
     best_span: tuple[int, ...] = (top,)
     best_coverage = (scores[top] + ELSEWHERE_CREDIT * (present - scores[top])) / total
@@ -341,7 +342,7 @@ def _complete(claim: Terms, premise: Premise, window: _Window, total: float) -> 
                     gains[position] = gains.get(position, 0.0) + weight
         if not gains:
             return window
-        position = min(gains, key=lambda candidate: (-gains[candidate], candidate))
+        position = max(sorted(gains), key=gains.__getitem__)  # the first of the best: ties go to the earliest
         extended = _score(claim, premise, (*window.positions, position), total, fuzzy=False)
         if extended.coverage <= window.coverage + 1e-9:
             return window
