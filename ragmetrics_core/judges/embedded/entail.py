@@ -310,9 +310,9 @@ def _best_window(claim: Terms, premise: Premise, total: float) -> _Window | None
         for span in ((position - 1, position), (position, position + 1)):
             neighbour = span[0] if span[1] == position else span[1]
             if 0 <= neighbour <= last and group[neighbour] == group[position] and neighbour in scores:
-                window = _score_pair(claim, premise, span, total)
-                if window.coverage > best_coverage + 1e-12:
-                    best_span, best_coverage = span, window.coverage
+                coverage = _pair_coverage(claim, premise, span, total)
+                if coverage > best_coverage + 1e-12:
+                    best_span, best_coverage = span, coverage
     best = _complete(claim, premise, _score(claim, premise, best_span, total, fuzzy=False), total)
     if not best.missing or best.coverage >= _threshold(total):
         # Near matches only add credit: a window already over the threshold keeps its exact figure.
@@ -377,7 +377,7 @@ def _score(claim: Terms, premise: Premise, positions: tuple[int, ...], total: fl
     coverage = earned / total
     if len(positions) > 1:
         coverage *= _discount(positions)
-    return _Window(positions=positions, coverage=coverage, missing=tuple(missing))
+    return _Window(positions, coverage, tuple(missing))
 
 
 def _score_pair(claim: Terms, premise: Premise, positions: tuple[int, ...], total: float) -> _Window:
@@ -399,7 +399,23 @@ def _score_pair(claim: Terms, premise: Premise, positions: tuple[int, ...], tota
             earned += weight * ELSEWHERE_CREDIT
     # _discount of two positions, inlined
     discount = _PAIR_DISCOUNT if abs(positions[1] - positions[0]) == 1 else _EXTRA_DISCOUNT
-    return _Window(positions=positions, coverage=earned / total * discount, missing=tuple(missing))
+    return _Window(positions, earned / total * discount, tuple(missing))
+
+
+def _pair_coverage(claim: Terms, premise: Premise, positions: tuple[int, ...], total: float) -> float:
+    """``_score_pair(...).coverage`` (same sums in the same order) without listing what is missing: the window
+    search compares the coverage of every neighbouring pair and keeps only the best."""
+    first = premise.units[positions[0]].weights
+    second = premise.units[positions[1]].weights
+    keys = premise.keys
+    earned = 0.0
+    for key, weight in claim.weights.items():
+        if key in first or key in second:
+            earned += weight
+        elif weight > 0 and key in keys:
+            earned += weight * ELSEWHERE_CREDIT
+    discount = _PAIR_DISCOUNT if abs(positions[1] - positions[0]) == 1 else _EXTRA_DISCOUNT
+    return earned / total * discount
 
 
 def _discount(positions: tuple[int, ...]) -> float:
