@@ -15,6 +15,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import pairwise
+from operator import itemgetter
 from typing import Any, NamedTuple, cast
 
 from ragmetrics_core.evidence import Check, Verdict
@@ -51,6 +52,9 @@ MAX_POSTINGS = 5000
 """Sentences looked at per claim term in huge premises (documented cap)."""
 
 
+_HEAD = itemgetter(slice(None, PREFIX_LENGTH))
+
+
 @dataclass(frozen=True, slots=True)
 class Premise:
     """A text cut into sentences with an inverted index, built once and checked against many claims."""
@@ -60,6 +64,7 @@ class Premise:
     index: Mapping[str, list[int]]
     keys: frozenset[str]
     heads: frozenset[str]
+    """The first :data:`PREFIX_LENGTH` characters of every key (near-match candidates)."""
     has_numbers: bool
 
     @classmethod
@@ -69,19 +74,24 @@ class Premise:
     @classmethod
     def from_units(cls, units: Sequence[Terms], groups: Sequence[int] | None, group: int = 0) -> Premise:
         postings: dict[str, list[int]] = {}
+        get = postings.get
         for position, unit in enumerate(units):
             for key in unit.weights:
-                found = postings.get(key)
+                found = get(key)
                 if found is None:
                     postings[key] = [position]
-                elif len(found) < MAX_POSTINGS:
+                else:
                     found.append(position)
+        if len(units) > MAX_POSTINGS:  # a term's positions are in order: the cap keeps the first ones
+            for found in postings.values():
+                del found[MAX_POSTINGS:]
         return cls(
             units=tuple(units),
             group=tuple(groups) if groups is not None else (group,) * len(units),
             index=postings,
             keys=frozenset(postings),
-            heads=frozenset([key[:PREFIX_LENGTH] for key in postings if len(key) >= PREFIX_LENGTH]),
+            # Shorter keys are kept as they are: only heads of full length are ever looked up.
+            heads=frozenset(map(_HEAD, postings)),
             has_numbers=any(unit.numbers for unit in units),
         )
 
@@ -470,12 +480,13 @@ def _contradiction(claim: Terms, premise: Premise, window: _Window) -> str | Non
 
 def _negation_conflict(claim: Terms, units: Sequence[Terms]) -> str | None:
     """A term negated on one side and asserted on the other ("was not built" vs "was built")."""
-    window_keys: set[str] = set().union(*(unit.weights for unit in units))
     window_negated: set[str] = set().union(*(unit.negated_keys for unit in units))
     # Sorted so the rationale names the same term whatever the process's hash seed.
-    for key in sorted(claim.negated_keys):
-        if key in window_keys and key not in window_negated:
-            return f"negation mismatch: the claim negates '{key}', the premise asserts it"
+    if claim.negated_keys:  # the window's terms are gathered only when the claim negates something
+        window_keys: set[str] = set().union(*(unit.weights for unit in units))
+        for key in sorted(claim.negated_keys):
+            if key in window_keys and key not in window_negated:
+                return f"negation mismatch: the claim negates '{key}', the premise asserts it"
     for key in sorted(window_negated):
         if key in claim.weights and key not in claim.negated_keys and claim.weights[key] > 0:
             return f"negation mismatch: the premise negates '{key}', the claim asserts it"
