@@ -182,7 +182,8 @@ def _token_terms(text: str, matches: list[_Token]) -> Terms:
             info = _word_token_info(token)
             if info is None:  # a plain function word, the commonest token
                 continue
-            word_kind, key, weight, capitalised, name_key, upper_name = info
+            key, weight, special = info
+            word_kind, capitalised, name_key, upper_name = _PLAIN_WORD if special is None else special
             if word_kind >= _WEAK:
                 if capitalised:
                     capitals.append(index)
@@ -351,8 +352,21 @@ def _plain_terms(text: str) -> Terms | None:
                 continue
         elif info is None:
             continue  # a plain function word, the commonest part
-        word_kind, key, weight, capitalised, name_key, upper_name = info
-        if word_kind >= _WEAK:
+        key, weight, special = info
+        if special is not None:  # not a plain lower-case content word
+            word_kind, capitalised, name_key, upper_name = special
+            if word_kind < _WEAK:
+                if word_kind == _STOP or (word_kind == _SCALE and number_before == at):
+                    if key in lexicon.DIALOGUE_PRONOUNS:
+                        add(SPEAKER, NAME_WEIGHT)
+                elif word_kind == _NEGATION:
+                    # The token is the part without edge punctuation (a known word has none).
+                    waiting, waiting_at, waiting_token, watch = _NEGATION_WAITS, at, raw.strip(_EDGE_PUNCTUATION), True
+                else:  # a number word or a scale word ("three", "million")
+                    number = _number_word(key, raw.strip(_EDGE_PUNCTUATION))
+                    numbers.append(number)
+                    add(number.key, NUMBER_WEIGHT)
+                continue
             if capitalised:
                 if name_key is not None and (at > first or upper_name):
                     # Names keep their own stem: "Swift" is a singer, not "fast".
@@ -360,22 +374,12 @@ def _plain_terms(text: str) -> Terms | None:
                     weight = NAME_WEIGHT
                 capitals.append(at)
                 capital_keys.append(key)
-            if add(key, weight) < weight:
-                weights[key] = weight
-            if scope:
-                negated_keys.add(key)
-                scope -= 1
-                watch = scope > 0
-        elif word_kind == _STOP or (word_kind == _SCALE and number_before == at):
-            if key in lexicon.DIALOGUE_PRONOUNS:
-                add(SPEAKER, NAME_WEIGHT)
-        elif word_kind == _NEGATION:
-            # The token is the part without edge punctuation (a known word has none).
-            waiting, waiting_at, waiting_token, watch = _NEGATION_WAITS, at, raw.strip(_EDGE_PUNCTUATION), True
-        else:  # a number word or a scale word ("three", "million")
-            number = _number_word(key, raw.strip(_EDGE_PUNCTUATION))
-            numbers.append(number)
-            add(number.key, NUMBER_WEIGHT)
+        if add(key, weight) < weight:
+            weights[key] = weight
+        if scope:
+            negated_keys.add(key)
+            scope -= 1
+            watch = scope > 0
     if waiting == _NEGATION_WAITS:
         negated = True  # nothing follows the cue
     elif waiting == _NUMBER_WAITS:
@@ -460,7 +464,9 @@ def has_content_word(words: list[str]) -> bool:
     return False
 
 
-_TokenInfo = tuple[int, str, float, bool, str | None, bool]
+_Special = tuple[int, bool, str | None, bool]
+_TokenInfo = tuple[str, float, _Special | None]
+_PLAIN_WORD: _Special = (_CONTENT, False, None, False)
 _TOKEN_INFOS: dict[str, _TokenInfo | None] = {}
 """:func:`_token_info` by word. A plain dict, read with one subscript in the term loop (an ``lru_cache`` call costs
 twice as much there); emptied when it reaches :data:`_TOKEN_INFO_LIMIT` words, so it stays bounded."""
@@ -480,15 +486,18 @@ def _learn_token(token: str) -> _TokenInfo | None:
 
 
 def _token_info(token: str) -> _TokenInfo | None:
-    """What the term loop needs about one word, worked out once per distinct word: :func:`_word_info`, whether
-    the word is capitalised, its key as a name (content words only) and whether it is an all-capitals name.
-    ``None`` for a function word that adds nothing (not a dialogue pronoun)."""
+    """What the term loop needs about one word, worked out once per distinct word: its key and weight, and
+    unless it is a plain lower-case content word, its kind (:func:`_word_info`), whether it is capitalised, its
+    key as a name (content words only) and whether it is an all-capitals name. ``None`` for a function word
+    that adds nothing (not a dialogue pronoun)."""
     word_kind, key, weight = _word_info(token)
     if word_kind == _STOP and key not in lexicon.DIALOGUE_PRONOUNS:
         return None
     capitalised = token[0].isupper()
+    if word_kind >= _WEAK and not capitalised:
+        return key, weight, None  # a plain content word, the commonest: the term loop adds it directly
     name_key = _word_key(token.casefold()) if capitalised and word_kind == _CONTENT else None
-    return word_kind, key, weight, capitalised, name_key, len(token) >= 2 and token.isupper()
+    return key, weight, (word_kind, capitalised, name_key, len(token) >= 2 and token.isupper())
 
 
 @lru_cache(maxsize=65536)
