@@ -432,7 +432,12 @@ def _terms_tuple(
         proper = (capital_keys[0],) if capital_keys[0] else ()
     else:
         proper = tuple(dict.fromkeys(key for key in capital_keys if key))
-    return Terms(weights, order, tuple(numbers), negated, frozenset(negated_keys), proper, sum(weights.values()))
+    return Terms(weights, order, tuple(numbers), negated, frozenset(negated_keys) if negated_keys else _NO_KEYS, proper,
+                 sum(weights.values()))
+
+
+_NO_KEYS: frozenset[str] = frozenset()
+"""Shared by every text without negated terms (most): one object less to allocate and for the collector to track."""
 
 
 _UNSEEN: Any = object()
