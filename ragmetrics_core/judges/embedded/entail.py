@@ -11,7 +11,7 @@ negation, or has the claim's two names in swapped roles; *neutral* otherwise.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import pairwise
@@ -122,10 +122,12 @@ class _JoinedPostings(Mapping[str, list[int]]):
 
     def __init__(self, premises: Sequence[Premise]) -> None:
         self._premises = premises
-        self._offsets: list[int] = []
+        # Each premise's lookup with the position of its first sentence, for chunks with sentences.
+        self._lookups: list[tuple[Callable[[str], list[int] | None], int]] = []
         offset = 0
         for premise in premises:
-            self._offsets.append(offset)
+            if premise.units:
+                self._lookups.append((premise.index.get, offset))
             offset += len(premise.units)
         self._merged: dict[str, list[int] | None] = {}
 
@@ -137,8 +139,8 @@ class _JoinedPostings(Mapping[str, list[int]]):
 
     def _merge(self, key: str) -> list[int] | None:
         found: list[int] | None = None
-        for premise, offset in zip(self._premises, self._offsets, strict=True):
-            positions = premise.index.get(key)
+        for lookup, offset in self._lookups:
+            positions = lookup(key)
             if positions is None:
                 continue
             if found is None:
@@ -459,9 +461,10 @@ def _is_cjk(char: str) -> bool:
 def _contradiction(claim: Terms, premise: Premise, window: _Window) -> str | None:
     units = [premise.units[position] for position in window.positions]
     window_numbers = [number for unit in units for number in unit.numbers]
+    same_keys = {other.key for other in window_numbers}
     for number in claim.numbers:
-        if any(_same_number(number, other) for other in window_numbers):
-            continue
+        if number.key in same_keys or any(_same_number(number, other) for other in window_numbers):
+            continue  # the same key is the same number (the first test of _same_number)
         if not _comparable(number):
             continue
         rivals = [other for other in window_numbers if other.kind == number.kind]
@@ -542,6 +545,13 @@ def _describe(window: _Window, premise: Premise, label: str) -> str:
         position = window.positions[0]
         chunk = premise.group[position]
         where = f"sentence {position - premise.group.index(chunk) + 1}"
+        return f"chunk {chunk + 1} {where}" if label == "contexts" else f"{label} {where}"
+    if len(window.positions) == 2 and premise.group[window.positions[0]] == premise.group[window.positions[1]]:
+        # Two sentences of one chunk (the next commonest): the text below for a single group.
+        chunk = premise.group[window.positions[0]]
+        first = premise.group.index(chunk)
+        low, high = sorted(window.positions)
+        where = f"sentences {low - first + 1}, {high - first + 1}"
         return f"chunk {chunk + 1} {where}" if label == "contexts" else f"{label} {where}"
     parts: list[str] = []
     by_chunk: dict[int, list[int]] = {}
