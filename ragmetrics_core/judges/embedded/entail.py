@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import pairwise
-from operator import itemgetter
+from operator import attrgetter, itemgetter
 from typing import Any, NamedTuple, cast
 
 from ragmetrics_core.evidence import Check, Verdict
@@ -53,6 +53,7 @@ MAX_POSTINGS = 5000
 
 
 _HEAD = itemgetter(slice(None, PREFIX_LENGTH))
+_NUMBERS = attrgetter("numbers")
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,14 +75,12 @@ class Premise:
     @classmethod
     def from_units(cls, units: Sequence[Terms], groups: Sequence[int] | None, group: int = 0) -> Premise:
         postings: dict[str, list[int]] = {}
-        get = postings.get
         for position, unit in enumerate(units):
             for key in unit.weights:
-                found = get(key)
-                if found is None:
-                    postings[key] = [position]
+                if key in postings:
+                    postings[key].append(position)
                 else:
-                    found.append(position)
+                    postings[key] = [position]
         if len(units) > MAX_POSTINGS:  # a term's positions are in order: the cap keeps the first ones
             for found in postings.values():
                 del found[MAX_POSTINGS:]
@@ -92,7 +91,7 @@ class Premise:
             keys=frozenset(postings),
             # Shorter keys are kept as they are: only heads of full length are ever looked up.
             heads=frozenset(map(_HEAD, postings)),
-            has_numbers=any(unit.numbers for unit in units),
+            has_numbers=any(map(_NUMBERS, units)),
         )
 
     @classmethod

@@ -35,6 +35,11 @@ _PHRASE_RE = re.compile(
 )
 _PHRASE_SEARCH_RE = re.compile("|".join(re.escape(phrase) for phrase in lexicon.PHRASES))
 """Whether a casefolded text holds a phrase: one scan instead of a substring test per phrase."""
+_PHRASE_CUES = tuple(
+    sorted({max(re.split(r"[\s-]+", phrase), key=len) for phrase in lexicon.PHRASES if phrase.isascii()})
+)
+"""The longest word of every English phrase: an ASCII text holds a phrase only if it holds one of these, which a
+few substring tests tell faster than the scan."""
 _ZH_STOPWORD_RE = re.compile("|".join(sorted(lexicon.ZH_STOPWORDS, key=len, reverse=True)))
 _ZH_SYNONYMS = {
     word: group[0]
@@ -154,7 +159,7 @@ def terms(text: str) -> Terms:
     """
     text = prepare(text)
     lowered = text.casefold()
-    if _PHRASE_SEARCH_RE.search(lowered):
+    if (not lowered.isascii() or any(map(lowered.__contains__, _PHRASE_CUES))) and _PHRASE_SEARCH_RE.search(lowered):
         text = _PHRASE_RE.sub(lambda match: lexicon.PHRASES[match.group(0).casefold()], text)
     if not text.isascii():
         if "年" in text or "月" in text or "日" in text or "号" in text:
@@ -432,8 +437,9 @@ def _terms_tuple(
         proper = (capital_keys[0],) if capital_keys[0] else ()
     else:
         proper = tuple(dict.fromkeys(key for key in capital_keys if key))
-    return Terms(weights, order, tuple(numbers), negated, frozenset(negated_keys) if negated_keys else _NO_KEYS, proper,
-                 sum(weights.values()))
+    # tuple.__new__ is what the named tuple's own constructor calls, without its Python-level frame.
+    return tuple.__new__(Terms, (weights, order, tuple(numbers), negated,
+                                 frozenset(negated_keys) if negated_keys else _NO_KEYS, proper, sum(weights.values())))
 
 
 _NO_KEYS: frozenset[str] = frozenset()
