@@ -172,6 +172,8 @@ def _split_arguments(clause: str, *, ru: bool) -> list[str]:
 
 
 def _split_clauses(part: str, subject: str | None, *, ru: bool) -> list[str]:
+    if "," not in part and (ru or ("and" not in part.lower() and "but" not in part.lower())):
+        return [part.strip()]  # every split point needs a comma, or "and"/"but" (only ASCII letters match them)
     pattern = _RU_SPLIT_RE if ru else _EN_SPLIT_RE
     clauses: list[str] = []
     cursor = 0
