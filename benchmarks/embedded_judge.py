@@ -9,7 +9,8 @@ Agreement: ``faithfulness`` computed by the :class:`Evaluator` with the embedded
 (faithful = "Fully attributable", Generic rows dropped, per data source) and WiCE dev labels (supported vs
 not_supported; supported vs partially_supported + not_supported), evidence packed in chunks of five sentences.
 Beside it a trivial baseline: the share of the response's content words found anywhere in the contexts. Both
-are reported as ROC AUC (ties count 1/2) and balanced accuracy at the best threshold.
+are reported as ROC AUC (ties count 1/2) and balanced accuracy at the best threshold; the judge's figures are
+given for the default graded scoring and, beside them, for binary scoring (verdicts only).
 
 Throughput: all fifteen metrics on synthetic samples of five contexts of about 100 words, one process,
 samples per second of CPU time (= per core).
@@ -37,6 +38,7 @@ sys.path.insert(0, str(REPO_ROOT))
 from ragmetrics_core.engine import Evaluator  # noqa: E402
 from ragmetrics_core.judges.embedded import EmbeddedJudge  # noqa: E402
 from ragmetrics_core.judges.embedded.lexicon import words  # noqa: E402
+from ragmetrics_core.metrics import MetricOptions, Scoring  # noqa: E402
 from ragmetrics_core.sample import RagSample  # noqa: E402
 
 DATA_DIR = REPO_ROOT.parent / "shared" / "data"
@@ -118,9 +120,11 @@ def baseline(sample: RagSample) -> float:
     return sum(word in context_words for word in content) / len(content)
 
 
-def judge_faithfulness(samples: Sequence[RagSample]) -> tuple[list[float], int]:
+def judge_faithfulness(
+    samples: Sequence[RagSample], scoring: Scoring = Scoring.GRADED
+) -> tuple[list[float], int]:
     """Faithfulness per sample (undetermined counted as 0, and counted)."""
-    evaluator = Evaluator(judge=EmbeddedJudge(), metrics=["faithfulness"])
+    evaluator = Evaluator(judge=EmbeddedJudge(), metrics=["faithfulness"], options=MetricOptions(scoring=scoring))
     results = evaluator.evaluate_many(list(samples), concurrency=1, progress=False)
     scores: list[float] = []
     undetermined = 0
@@ -172,14 +176,19 @@ def best_balanced_accuracy(scores: Sequence[float], labels: Sequence[bool]) -> t
 # ----------------------------------------------------------------------------------------------- report
 
 
-def report_row(name: str, samples: Sequence[RagSample], labels: Sequence[bool], judged: Sequence[float]) -> None:
+def report_row(
+    name: str, samples: Sequence[RagSample], labels: Sequence[bool], judged: Sequence[float],
+    binary: Sequence[float],
+) -> None:
     base = [baseline(sample) for sample in samples]
     judge_auc, base_auc = auroc(judged, labels), auroc(base, labels)
     judge_bacc, judge_t = best_balanced_accuracy(judged, labels)
     base_bacc, base_t = best_balanced_accuracy(base, labels)
     print(
         f"{name:<38} {len(labels):>5} {sum(labels):>5}  "
-        f"{judge_auc:>7.3f} {judge_bacc:>7.3f} (t={judge_t:.2f})  {base_auc:>7.3f} {base_bacc:>7.3f} (t={base_t:.2f})"
+        f"{judge_auc:>7.3f} {judge_bacc:>7.3f} (t={judge_t:.2f})  "
+        f"{auroc(binary, labels):>7.3f} {best_balanced_accuracy(binary, labels)[0]:>7.3f}  "
+        f"{base_auc:>7.3f} {base_bacc:>7.3f} (t={base_t:.2f})"
     )
 
 
@@ -187,24 +196,29 @@ def agreement(limit: int | None) -> None:
     if not DATA_DIR.is_dir():
         print(f"SKIP agreement: data directory {DATA_DIR} not found (expected ../shared/data beside the repo)")
         return
-    header = f"{'dataset':<38} {'n':>5} {'pos':>5}  {'AUROC':>7} {'BAcc':>7} {'':8}  {'AUROC':>7} {'BAcc':>7}"
-    print("\nFaithfulness vs human labels           (embedded judge)            (baseline: content-word share)")
+    header = (f"{'dataset':<38} {'n':>5} {'pos':>5}  {'AUROC':>7} {'BAcc':>7} {'':8}  {'AUROC':>7} {'BAcc':>7}  "
+              f"{'AUROC':>7} {'BAcc':>7}")
+    print("\nFaithfulness vs human labels           (embedded judge, graded)    (binary)          "
+          "(baseline: content-word share)")
     print(header)
     begin_dir = DATA_DIR / "begin"
     if begin_dir.is_dir():
         all_samples: list[RagSample] = []
         all_labels: list[bool] = []
         all_scores: list[float] = []
+        all_binary: list[float] = []
         for source, rows in sorted(load_begin(limit).items()):
             samples = [row.sample for row in rows]
             labels = [row.faithful for row in rows]
             scores, undetermined = judge_faithfulness(samples)
+            binary, _ = judge_faithfulness(samples, Scoring.BINARY)
             report_row(f"BEGIN {source}" + (f" ({undetermined} undet.)" if undetermined else ""),
-                       samples, labels, scores)
+                       samples, labels, scores, binary)
             all_samples += samples
             all_labels += labels
             all_scores += scores
-        report_row("BEGIN all sources", all_samples, all_labels, all_scores)
+            all_binary += binary
+        report_row("BEGIN all sources", all_samples, all_labels, all_scores, all_binary)
     else:
         print(f"SKIP BEGIN: {begin_dir} not found")
     wice_file = DATA_DIR / "wice" / "dev.jsonl"
@@ -212,16 +226,17 @@ def agreement(limit: int | None) -> None:
         claims = load_wice(limit)
         wice_samples = [sample for sample, _ in claims]
         wice_scores, undetermined = judge_faithfulness(wice_samples)
+        wice_binary, _ = judge_faithfulness(wice_samples, Scoring.BINARY)
         suffix = f" ({undetermined} undet.)" if undetermined else ""
         strict = [
-            (sample, label == "supported", score)
-            for (sample, label), score in zip(claims, wice_scores, strict=True)
+            (sample, label == "supported", score, plain)
+            for (sample, label), score, plain in zip(claims, wice_scores, wice_binary, strict=True)
             if label != "partially_supported"
         ]
-        report_row("WiCE supported vs not" + suffix, [s for s, _, _ in strict], [y for _, y, _ in strict],
-                   [v for _, _, v in strict])
+        report_row("WiCE supported vs not" + suffix, [row[0] for row in strict], [row[1] for row in strict],
+                   [row[2] for row in strict], [row[3] for row in strict])
         report_row("WiCE supported vs partial+not" + suffix, wice_samples,
-                   [label == "supported" for _, label in claims], wice_scores)
+                   [label == "supported" for _, label in claims], wice_scores, wice_binary)
     else:
         print(f"SKIP WiCE: {wice_file} not found")
 

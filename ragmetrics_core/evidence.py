@@ -1,7 +1,8 @@
 """Claim-level evidence: the one shared pass every metric is read from.
 
 Matrices are indexed ``[claim][chunk]``. Every check says whether a *premise* entails a *claim*; only
-``entailed`` counts as support, ``neutral`` and ``contradicted`` do not.
+``entailed`` counts as support, ``neutral`` and ``contradicted`` do not. A judge may also grade its support
+(:attr:`Check.support`); see :mod:`ragmetrics_core.metrics.claims` for how graded scores read it.
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from enum import StrEnum
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 
 class Verdict(StrEnum):
@@ -30,18 +31,47 @@ class Verdict(StrEnum):
         return {"entailed": "Entailment", "neutral": "Neutral", "contradicted": "Contradiction"}[self.value]
 
 
+#: The strictness at which a judge's own verdict is taken: a graded check is *entailed* iff its support reaches it.
+VERDICT_STRICTNESS = 0.5
+
+
 class Check(BaseModel):
-    """The judge's verdict on one (premise, claim) pair."""
+    """The judge's verdict on one (premise, claim) pair.
+
+    ``support`` (optional) grades the verdict: the check counts as entailed by a judge of strictness τ ∈ (0, 1]
+    when ``support ≥ τ``, and the verdict itself is the decision at τ = 1/2. So ``support`` is at least 1/2
+    exactly when the verdict is *entailed*: 1 for a claim the premise states word for word, just above 1/2 for
+    one it barely supports, 0 for one it contradicts or never mentions. Without it the verdict is all there is
+    (support 1 if entailed, else 0).
+    """
 
     model_config = ConfigDict(frozen=True)
 
     verdict: Verdict
     confidence: float | None = Field(default=None, ge=0.0, le=1.0)
     rationale: str | None = None
+    support: float | None = Field(default=None, ge=0.0, le=1.0)
+
+    @model_validator(mode="after")
+    def _support_agrees_with_verdict(self) -> Check:
+        if self.support is not None and (self.support >= VERDICT_STRICTNESS) != (self.verdict is Verdict.ENTAILED):
+            side = "at least" if self.verdict is Verdict.ENTAILED else "below"
+            raise ValueError(
+                f"support {self.support} contradicts the verdict {self.verdict.value!r}: "
+                f"it must be {side} {VERDICT_STRICTNESS} for that verdict"
+            )
+        return self
 
     @property
     def entailed(self) -> bool:
         return self.verdict is Verdict.ENTAILED
+
+    @property
+    def strength(self) -> float:
+        """The graded support, or 1/0 from the verdict when the judge gave no grade."""
+        if self.support is not None:
+            return self.support
+        return 1.0 if self.verdict is Verdict.ENTAILED else 0.0
 
 
 class Claim(BaseModel):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ragmetrics_core.evidence import Check, Evidence, Verdict
-from ragmetrics_core.metrics.claims import categorize, relevant_chunks
+from ragmetrics_core.metrics.claims import categorize, grounding, relevant_chunks
 from ragmetrics_core.results import ClaimExplanation
 from ragmetrics_core.sample import RagSample
 
@@ -60,9 +60,14 @@ def _explanation(
         supporting_chunks=supporting,
         contradicting_chunks=contradicting,
         supported_by_contexts_jointly=None if joint is None else joint.entailed,
+        grounding=None if row is None else grounding(row, joint, _strength),
         category=category,
         rationale=" | ".join(rationales) or None,
     )
+
+
+def _strength(check: Check) -> float:
+    return check.strength
 
 
 def _at(values: list[Check] | None, index: int) -> Check | None:

@@ -47,6 +47,11 @@ class ClaimExplanation(BaseModel):
     supporting_chunks: list[int] = Field(default_factory=list)
     contradicting_chunks: list[int] = Field(default_factory=list)
     supported_by_contexts_jointly: bool | None = None
+    grounding: float | None = Field(
+        default=None,
+        description="How strongly the contexts support the claim: the best graded support of a chunk or of all "
+        "chunks together (1/0 from plain verdicts); graded scores count the claim by it.",
+    )
     category: str | None = Field(
         default=None,
         description="For response claims: correct_grounded, correct_self_knowledge, noise_relevant, "

@@ -1,8 +1,8 @@
 """Metric registry, options and pure formulas."""
 
 from ragmetrics_core.metrics.claims import ClaimCategory
-from ragmetrics_core.metrics.options import ContextPrecisionStrategy, MetricOptions
-from ragmetrics_core.metrics.registry import METRICS, MetricSpec, MetricValue, response_categories
+from ragmetrics_core.metrics.options import ContextPrecisionStrategy, MetricOptions, Scoring
+from ragmetrics_core.metrics.registry import METRICS, MetricSpec, MetricValue, category_measures_of
 
 ALL_METRICS: tuple[str, ...] = tuple(METRICS)
 # RAGChecker's ten diagnostic metrics plus faithfulness, in its report order.
@@ -21,5 +21,6 @@ __all__ = [
     "MetricOptions",
     "MetricSpec",
     "MetricValue",
-    "response_categories",
+    "Scoring",
+    "category_measures_of",
 ]

@@ -2,14 +2,37 @@
 
 R = response claims, G = reference claims, K = retrieved chunks. Only ``entailed`` counts as support.
 A chunk is *relevant* iff it entails at least one reference claim (RAGChecker's r-chunk).
+
+Graded scores. A check's *strength* s ∈ [0, 1] is the share of strictness levels τ ∈ (0, 1] at which it counts
+as entailed (τ ≤ s): its graded support, or 1/0 from a plain verdict. Every metric is then the mean, over τ, of
+its binary value at τ, all checks of a sample judged at the same τ. For a claim this gives closed forms:
+"some chunk entails it" has strength max_j s_j, "it is relevant and entails it" has strength
+min(s_j, relevance_j), and the five categories below split (0, 1] into intervals, so they still add up to 1 for
+every claim and the identities between the metrics hold for graded scores exactly as for binary ones.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from enum import StrEnum
 
 from ragmetrics_core.evidence import Check, Verdict
+from ragmetrics_core.metrics.options import Scoring
+
+StrengthOf = Callable[[Check], float]
+
+
+def _verdict_strength(check: Check) -> float:
+    return 1.0 if check.verdict is Verdict.ENTAILED else 0.0
+
+
+def _graded_strength(check: Check) -> float:
+    return check.strength
+
+
+def strength_reader(scoring: Scoring) -> StrengthOf:
+    """How a check's strength is read: its graded support, or its verdict alone."""
+    return _graded_strength if scoring is Scoring.GRADED else _verdict_strength
 
 
 class ClaimCategory(StrEnum):
@@ -39,9 +62,15 @@ def relevant_chunks(reference_vs_chunks: Sequence[Sequence[Check]], n_chunks: in
     return relevant
 
 
-def supported_by_contexts(chunk_row: Sequence[Check], joint: Check | None) -> bool:
-    """A claim is grounded when some chunk entails it, or all chunks taken together do."""
-    return any(check.entailed for check in chunk_row) or (joint is not None and joint.entailed)
+def chunk_relevance(reference_vs_chunks: Sequence[Sequence[Check]], n_chunks: int, strength: StrengthOf) -> list[float]:
+    """relevance_j = max_g s(chunk_j ⊨ g): the levels at which chunk j entails some reference claim."""
+    return [max((strength(row[j]) for row in reference_vs_chunks), default=0.0) for j in range(n_chunks)]
+
+
+def grounding(chunk_row: Sequence[Check], joint: Check | None, strength: StrengthOf) -> float:
+    """A claim is grounded when some chunk entails it, or all chunks taken together do: max of the strengths."""
+    best = max((strength(check) for check in chunk_row), default=0.0)
+    return best if joint is None else max(best, strength(joint))
 
 
 def categorize(
@@ -74,3 +103,43 @@ def categorize(
     if grounded:
         return ClaimCategory.NOISE_RELEVANT if any(relevant) else ClaimCategory.NOISE_IRRELEVANT
     return ClaimCategory.HALLUCINATION
+
+
+def category_measures(
+    correct: float, chunk_strengths: Sequence[float], joint: float | None, relevance: Sequence[float]
+) -> dict[ClaimCategory, float]:
+    """The share of strictness levels at which a response claim falls in each category (they sum to 1).
+
+    With c = s(reference ⊨ r) and g = its grounding: correct and grounded below min(c, g), self-knowledge on
+    (g, c], hallucination above max(c, g); on (c, g] the claim is noise, relevant or irrelevant depending on
+    which chunks entail it at each level (the rule of :func:`categorize`). Plain verdicts (all strengths 0 or 1)
+    put the whole measure on :func:`categorize`'s category.
+    """
+    grounded = max(chunk_strengths, default=0.0)
+    if joint is not None:
+        grounded = max(grounded, joint)
+    measures = dict.fromkeys(ClaimCategory, 0.0)
+    measures[ClaimCategory.CORRECT_GROUNDED] = min(correct, grounded)
+    measures[ClaimCategory.CORRECT_SELF_KNOWLEDGE] = max(0.0, correct - grounded)
+    measures[ClaimCategory.HALLUCINATION] = 1.0 - max(correct, grounded)
+    if grounded > correct:
+        # Between two consecutive strengths nothing changes: judge each interval at its upper end.
+        inside = {x for x in (*chunk_strengths, *relevance) if correct < x < grounded}
+        lower = correct
+        for level in sorted(inside | {grounded}):
+            measures[_noise_at(level, chunk_strengths, relevance)] += level - lower
+            lower = level
+    return measures
+
+
+def _noise_at(level: float, chunk_strengths: Sequence[float], relevance: Sequence[float]) -> ClaimCategory:
+    """Which noise an incorrect claim is at ``level``, where it is grounded (by a chunk or the joint check)."""
+    by_irrelevant = False
+    for strength, relevant in zip(chunk_strengths, relevance, strict=True):
+        if strength >= level:
+            if relevant >= level:
+                return ClaimCategory.NOISE_RELEVANT
+            by_irrelevant = True
+    if by_irrelevant:
+        return ClaimCategory.NOISE_IRRELEVANT
+    return ClaimCategory.NOISE_RELEVANT if any(r >= level for r in relevance) else ClaimCategory.NOISE_IRRELEVANT

@@ -1,8 +1,8 @@
 """Metric specifications: what each metric needs, how it reads the evidence, and which way is better.
 
-Each ``_read_*`` function pulls verdict vectors out of :class:`Evidence` and hands them to the pure formula
-in :mod:`ragmetrics_core.metrics.formulas`; preconditions (empty inputs) come out as undetermined with a
-reason, never as 0.
+Each reader pulls claim strengths out of :class:`Evidence` (graded supports, or 1/0 verdicts with
+``scoring="binary"``) and hands them to the pure formula in :mod:`ragmetrics_core.metrics.formulas`;
+preconditions (empty inputs) come out as undetermined with a reason, never as 0.
 """
 
 from __future__ import annotations
@@ -13,7 +13,13 @@ from typing import NamedTuple
 
 from ragmetrics_core.evidence import Check, Evidence, EvidencePart
 from ragmetrics_core.metrics import formulas
-from ragmetrics_core.metrics.claims import ClaimCategory, categorize, relevant_chunks, supported_by_contexts
+from ragmetrics_core.metrics.claims import (
+    ClaimCategory,
+    category_measures,
+    chunk_relevance,
+    grounding,
+    strength_reader,
+)
 from ragmetrics_core.metrics.options import ContextPrecisionStrategy, MetricOptions
 from ragmetrics_core.results import Direction
 from ragmetrics_core.sample import RagSample
@@ -104,81 +110,90 @@ def _nonempty(values: list[Check] | list[list[Check]] | None, what: str) -> None
         raise Undetermined(f"no claims were extracted from the {what}")
 
 
-def _correct(evidence: Evidence) -> list[bool]:
-    assert evidence.response_vs_reference is not None
-    _nonempty(evidence.response_vs_reference, "response")
-    return [check.entailed for check in evidence.response_vs_reference]
+def _strengths(checks: list[Check] | None, what: str, o: MetricOptions) -> list[float]:
+    assert checks is not None
+    _nonempty(checks, what)
+    strength = strength_reader(o.scoring)
+    return [strength(check) for check in checks]
 
 
-def _recalled(evidence: Evidence) -> list[bool]:
-    assert evidence.reference_vs_response is not None
-    _nonempty(evidence.reference_vs_response, "reference")
-    return [check.entailed for check in evidence.reference_vs_response]
+def _correct(e: Evidence, o: MetricOptions) -> list[float]:
+    return _strengths(e.response_vs_reference, "response", o)
 
 
-def _grounded(matrix: list[list[Check]] | None, joint: list[Check] | None, what: str) -> list[bool]:
+def _recalled(e: Evidence, o: MetricOptions) -> list[float]:
+    return _strengths(e.reference_vs_response, "reference", o)
+
+
+def _grounded(matrix: list[list[Check]] | None, joint: list[Check] | None, what: str, o: MetricOptions) -> list[float]:
     assert matrix is not None
     _nonempty(matrix, what)
-    return [supported_by_contexts(row, None if joint is None else joint[i]) for i, row in enumerate(matrix)]
+    strength = strength_reader(o.scoring)
+    return [grounding(row, None if joint is None else joint[i], strength) for i, row in enumerate(matrix)]
 
 
-def _grounded_reference_by_chunk(evidence: Evidence) -> list[bool]:
-    return _grounded(evidence.reference_vs_chunks, None, "reference")
+def _grounded_reference_by_chunk(e: Evidence, o: MetricOptions) -> list[float]:
+    return _grounded(e.reference_vs_chunks, None, "reference", o)
 
 
-def _relevant(evidence: Evidence, sample: RagSample) -> list[bool]:
-    assert evidence.reference_vs_chunks is not None
-    return relevant_chunks(evidence.reference_vs_chunks, len(sample.retrieved_contexts))
+def _relevance(e: Evidence, s: RagSample, o: MetricOptions) -> list[float]:
+    assert e.reference_vs_chunks is not None
+    return chunk_relevance(e.reference_vs_chunks, len(s.retrieved_contexts), strength_reader(o.scoring))
 
 
-def response_categories(evidence: Evidence, sample: RagSample) -> list[ClaimCategory]:
-    """The category of every response claim (see :class:`ClaimCategory`)."""
-    correct = _correct(evidence)
+def category_measures_of(
+    evidence: Evidence, sample: RagSample, options: MetricOptions
+) -> list[dict[ClaimCategory, float]]:
+    """For every response claim, the share of strictness levels at which it falls in each category."""
+    correct = _correct(evidence, options)
     assert evidence.response_vs_chunks is not None
-    relevant = _relevant(evidence, sample)
+    relevance = _relevance(evidence, sample, options)
+    strength = strength_reader(options.scoring)
     joint = evidence.response_vs_contexts
     return [
-        categorize(correct[i], row, None if joint is None else joint[i], relevant)
+        category_measures(
+            correct[i], [strength(check) for check in row], None if joint is None else strength(joint[i]), relevance
+        )
         for i, row in enumerate(evidence.response_vs_chunks)
     ]
 
 
-def _precision(e: Evidence, _s: RagSample, _o: MetricOptions) -> float:
-    return formulas.overall_precision(_correct(e))
+def _precision(e: Evidence, _s: RagSample, o: MetricOptions) -> float:
+    return formulas.overall_precision(_correct(e, o))
 
 
-def _recall(e: Evidence, _s: RagSample, _o: MetricOptions) -> float:
-    return formulas.overall_recall(_recalled(e))
+def _recall(e: Evidence, _s: RagSample, o: MetricOptions) -> float:
+    return formulas.overall_recall(_recalled(e, o))
 
 
-def _f1(e: Evidence, _s: RagSample, _o: MetricOptions) -> float:
-    return formulas.f1(formulas.overall_precision(_correct(e)), formulas.overall_recall(_recalled(e)))
+def _f1(e: Evidence, _s: RagSample, o: MetricOptions) -> float:
+    return formulas.overall_f1(_correct(e, o), _recalled(e, o))
 
 
-def _claim_recall(e: Evidence, _s: RagSample, _o: MetricOptions) -> float:
-    return formulas.claim_recall(_grounded_reference_by_chunk(e))
+def _claim_recall(e: Evidence, _s: RagSample, o: MetricOptions) -> float:
+    return formulas.claim_recall(_grounded_reference_by_chunk(e, o))
 
 
-def _chunk_precision(e: Evidence, s: RagSample, _o: MetricOptions) -> float:
-    return formulas.chunk_precision(_relevant(e, s))
+def _chunk_precision(e: Evidence, s: RagSample, o: MetricOptions) -> float:
+    return formulas.chunk_precision(_relevance(e, s, o))
 
 
-def _context_utilization(e: Evidence, _s: RagSample, _o: MetricOptions) -> float:
-    value = formulas.context_utilization(_grounded_reference_by_chunk(e), _recalled(e))
+def _context_utilization(e: Evidence, _s: RagSample, o: MetricOptions) -> float:
+    value = formulas.context_utilization(_grounded_reference_by_chunk(e, o), _recalled(e, o))
     if value is None:
         raise Undetermined("no reference claim is supported by any chunk, so none could be utilised")
     return value
 
 
 def _category_reader(*wanted: ClaimCategory) -> Callable[[Evidence, RagSample, MetricOptions], float]:
-    def read(e: Evidence, s: RagSample, _o: MetricOptions) -> float:
-        return formulas.category_share(response_categories(e, s), *wanted)
+    def read(e: Evidence, s: RagSample, o: MetricOptions) -> float:
+        return formulas.category_share(category_measures_of(e, s, o), *wanted)
 
     return read
 
 
-def _faithfulness(e: Evidence, _s: RagSample, _o: MetricOptions) -> float:
-    return formulas.faithfulness(_grounded(e.response_vs_chunks, e.response_vs_contexts, "response"))
+def _faithfulness(e: Evidence, _s: RagSample, o: MetricOptions) -> float:
+    return formulas.faithfulness(_grounded(e.response_vs_chunks, e.response_vs_contexts, "response", o))
 
 
 def _context_precision(e: Evidence, s: RagSample, o: MetricOptions) -> float:
@@ -188,12 +203,12 @@ def _context_precision(e: Evidence, s: RagSample, o: MetricOptions) -> float:
         matrix, what = e.response_vs_chunks, "response"
     assert matrix is not None
     _nonempty(matrix, what)
-    useful = [any(row[j].entailed for row in matrix) for j in range(len(s.retrieved_contexts))]
-    return formulas.average_precision(useful)
+    # A chunk is useful when it entails some claim: the same max-over-claims as chunk relevance.
+    return formulas.average_precision(chunk_relevance(matrix, len(s.retrieved_contexts), strength_reader(o.scoring)))
 
 
-def _context_recall(e: Evidence, _s: RagSample, _o: MetricOptions) -> float:
-    return formulas.claim_recall(_grounded(e.reference_vs_chunks, e.reference_vs_contexts, "reference"))
+def _context_recall(e: Evidence, _s: RagSample, o: MetricOptions) -> float:
+    return formulas.claim_recall(_grounded(e.reference_vs_chunks, e.reference_vs_contexts, "reference", o))
 
 
 def _entity_recall(e: Evidence, _s: RagSample, _o: MetricOptions) -> float:

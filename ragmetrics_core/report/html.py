@@ -349,6 +349,8 @@ def _response_claim(anchor: str, claim: ClaimExplanation) -> str:
         if claim.against_reference is not None
         else ""
     )
+    if claim.grounding is not None:
+        reference += f"<span class='verdict'>grounding {claim.grounding:.2f}</span>"
     links = _chunk_links(anchor, claim.supporting_chunks, "sup") + _chunk_links(
         anchor, claim.contradicting_chunks, "con"
     )

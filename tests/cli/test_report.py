@@ -71,6 +71,8 @@ def test_claims_are_coloured_by_category_and_linked_to_their_chunk(tmp_path: Pat
     assert grounded and "href='#sample-0-chunk-0'" in grounded.group(0)
     hallucinated = re.search(r"<li id='sample-0-claim-1' class='claim cat-halluc'>.*?</li>", html)
     assert hallucinated and "no chunk supports it" in hallucinated.group(0)
+    # the scripted judge gives plain verdicts: grounding 1 for the supported claim, 0 for the other
+    assert "grounding 1.00" in grounded.group(0) and "grounding 0.00" in hallucinated.group(0)
     # the claim is highlighted inside the response, linking to its entry in the claim list
     assert "<a class='mark cat-halluc' href='#sample-0-claim-1'" in html
     assert "data-flags='hallucination'" in html

@@ -109,3 +109,44 @@ def test_a_missing_year_contradicts_only_where_the_rest_of_the_claim_is() -> Non
     verdict, rationale = _verdict(claim, "The Eiffel Tower in Paris was completed in 1887.")
     assert verdict is Verdict.CONTRADICTED, rationale
     assert "1889" in rationale and "1887" in rationale
+
+
+def test_both_sides_negating_the_same_term_is_one_negation_scoped_differently() -> None:
+    premise = "The NFL has no written rule against female players."
+    verdict, rationale = _verdict("There is no rule against them playing", premise)
+    assert verdict is Verdict.ENTAILED, rationale
+    verdict, rationale = _verdict("The NFL has a written rule against female players", premise)
+    assert verdict is Verdict.CONTRADICTED, rationale
+
+
+def _support(claim: str, premise: str) -> float:
+    result = check(terms(claim), Premise.from_text(premise))
+    assert result.support is not None
+    assert (result.support >= 0.5) == (result.verdict is Verdict.ENTAILED), result
+    return result.support
+
+
+def test_support_grades_the_verdict() -> None:
+    premise = "The Eiffel Tower was completed in 1889 by Gustave Eiffel's company for the World's Fair in Paris."
+    stated = _support("The Eiffel Tower was completed in 1889 for the World's Fair", premise)
+    mostly = _support("The Eiffel Tower was completed in 1889 in Paris by a Belgian steel company", premise)
+    partly = _support("The Eiffel Tower in Paris was built by a Belgian steel company for tourists", premise)
+    little = _support("The Eiffel Tower in Paris was painted by Belgian artists for tourists", premise)
+    assert stated == 1.0 > mostly >= 0.5 > partly > little > 0.0
+    assert _support("The Eiffel Tower was completed in 1890", premise) == 0.0  # contradicted
+    assert _support("Bananas are yellow", premise) == 0.0
+    assert _support("it is", premise) == 0.0  # too little content
+    assert _support("The tower is tall", "") == 0.0
+
+
+def test_thin_evidence_is_graded_below_a_specific_statement() -> None:
+    # Fully covered either way, but two content words can match by accident where six rarely do.
+    short = _support("They live in harmony", "The villagers and the dragons live in harmony on the island.")
+    long = _support("The villagers and the dragons live in harmony on the island",
+                    "The villagers and the dragons live in harmony on the island.")
+    assert 0.5 <= short < long == 1.0
+    # A window that borrows a sentence from elsewhere says less than one passage stating the claim.
+    passage = "Marie Curie was born in Warsaw and won the Nobel Prize in 1903."
+    pieced = "Marie Curie was born in Warsaw. She studied physics in Paris. In 1903 Curie won the Nobel Prize."
+    claim = "Marie Curie, born in Warsaw, won the Nobel Prize in 1903"
+    assert 0.5 <= _support(claim, pieced) < _support(claim, passage)

@@ -11,6 +11,7 @@ from ragmetrics_core.evidence import CHECK_PARTS, EXTRACTION_PARTS, Claim, Evide
 from ragmetrics_core.judges.base import CheckRequest, ExtractionRequest, Judge
 from ragmetrics_core.judges.embedded import EmbeddedJudge
 from ragmetrics_core.judges.embedded.judge import MAX_CONTEXTS
+from ragmetrics_core.metrics import MetricOptions, Scoring
 from ragmetrics_core.sample import RagSample
 
 SAMPLE = RagSample(
@@ -71,10 +72,27 @@ def test_evaluator_scores_the_sample_sensibly(evaluator: Evaluator) -> None:
     )
     assert faithfulness is not None and hallucination is not None and self_knowledge is not None
     assert 0.5 <= faithfulness < 1.0  # "designed by Gustave Eiffel" is in no chunk
-    assert scores["context_recall"] == 1.0
+    assert scores["context_recall"] is not None and 0.9 < scores["context_recall"] < 1.0
     assert scores["context_entity_recall"] == 1.0
     assert scores["overall_recall"] == 1.0
     assert faithfulness + hallucination + self_knowledge == pytest.approx(1.0)
+
+
+def test_a_claim_two_chunks_support_together_is_entailed_with_less_than_full_support(evaluator: Evaluator) -> None:
+    result = evaluator.evaluate(SAMPLE)
+    evidence = result.evidence
+    assert evidence is not None and evidence.reference_claims is not None
+    assert evidence.reference_vs_contexts is not None
+    # "The Eiffel Tower is 330 metres tall": chunk 2 has the height of "the tower", chunk 1 names it.
+    jointly = evidence.reference_vs_contexts[1]
+    assert jointly.verdict is Verdict.ENTAILED and jointly.rationale and "chunk 1" in jointly.rationale
+    assert jointly.support is not None and 0.5 <= jointly.support < 1.0
+    # The binary score counts it fully; the graded one by its support (the other claim is stated verbatim).
+    assert evidence.reference_vs_contexts[0].support == 1.0
+    binary = Evaluator(metrics=["context_recall"], options=MetricOptions(scoring=Scoring.BINARY)).evaluate(SAMPLE)
+    assert binary.values()["context_recall"] == 1.0
+    assert result.values()["context_recall"] == pytest.approx((1.0 + jointly.support) / 2)
+    assert [e.grounding for e in result.explanations if e.source == "reference"] == [1.0, jointly.support]
 
 
 def test_deterministic_whatever_the_order(judge: EmbeddedJudge) -> None:

@@ -19,8 +19,11 @@ from ragmetrics_core.judges.embedded.segment import MAX_SENTENCES, language, sen
         ("J. K. Rowling wrote it. It sold well.", ["J. K. Rowling wrote it.", "It sold well."]),
         ("i believe it was. the tradition is old", ["i believe it was.", "the tradition is old"]),
         ("They sell pens, paper, etc. The shop opens at 9.", ["They sell pens, paper, etc.", "The shop opens at 9."]),
+        ('Annie Zaleski of "The A.V. Club" praised it. J.R.R. Tolkien agreed. So did we.',
+         ['Annie Zaleski of "The A.V. Club" praised it.', "J.R.R. Tolkien agreed.", "So did we."]),
     ],
-    ids=["abbreviations-decimals", "quotes", "ellipsis-question", "initials", "lower-case-chat", "etc"],
+    ids=["abbreviations-decimals", "quotes", "ellipsis-question", "initials", "lower-case-chat", "etc",
+         "runs-of-initials"],
 )
 def test_english(text: str, expected: list[str]) -> None:
     assert sentences(text) == expected

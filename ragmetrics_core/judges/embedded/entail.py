@@ -18,24 +18,35 @@ from itertools import pairwise
 from operator import attrgetter, itemgetter
 from typing import Any, NamedTuple, cast
 
-from ragmetrics_core.evidence import Check, Verdict
+from ragmetrics_core.evidence import VERDICT_STRICTNESS, Check, Verdict
 from ragmetrics_core.judges.embedded.normalize import PREFIX_LENGTH, Number, Terms, terms
 from ragmetrics_core.judges.embedded.segment import sentences
 
 MIN_CLAIM_WEIGHT = 1.0
 """A claim whose only content is hedge-like words ("it is usually included") carries too little to attribute."""
 ENTAIL_THRESHOLD = 0.75
+"""Share of a claim's weighted content that the aligned window must cover for *entailed*."""
 LONG_CLAIM_WEIGHT = 10.0
 LONG_CLAIM_THRESHOLD = 0.7
 """Claims heavier than ``LONG_CLAIM_WEIGHT`` (about ten content words) need ``LONG_CLAIM_THRESHOLD``: more words
 leave more room for paraphrase the lexicon does not know."""
-"""Share of a claim's weighted content that the aligned window must cover for *entailed*."""
 CONTRADICTION_ALIGNMENT = 0.5
+"""A contradiction signal counts only when the window is about the claim (covers at least this share)."""
 NEGATION_ALIGNMENT = 0.7
+"""Negation only contradicts when the window is clearly about the claim."""
 NUMBER_ALIGNMENT = 0.75
 """A disagreeing number contradicts when the rest of the claim is this well covered by the same window."""
-"""Negation only contradicts when the window is clearly about the claim."""
-"""A contradiction signal counts only when the window is about the claim (covers at least this share)."""
+FULL_SUPPORT_COVERAGE = 0.9
+MAX_NEUTRAL_SUPPORT = 0.4999
+ABSENT_NUMBER_SUPPORT = 0.5
+SPECIFIC_CLAIM_WEIGHT = 3.0
+BORROWED_PIECE_FACTOR = 0.7
+"""Graded support (``Check.support``): an entailed claim gets 1/2 at the threshold rising to 1 at
+``FULL_SUPPORT_COVERAGE`` (what a window covering 90 % still lacks is an inflection or a minor word); a
+neutral one 0 up to ``CONTRADICTION_ALIGNMENT``, then rising to just below 1/2 at the threshold, halved when a
+number of the claim is not in the premise; a contradicted one 0. Both shrink toward the boundary for a claim
+lighter than ``SPECIFIC_CLAIM_WEIGHT`` (in proportion) and by ``BORROWED_PIECE_FACTOR`` for every sentence the
+window borrows from elsewhere (not adjacent to the rest)."""
 ELSEWHERE_CREDIT = 0.5
 PREFIX_CREDIT = 0.7
 SPLIT_BIGRAM_CREDIT = 0.5
@@ -174,9 +185,9 @@ def check(claim: Terms, premise: Premise, label: str = "premise") -> Check:
     """The verdict of ``premise`` on ``claim`` with a one-line rationale."""
     total = claim.total
     if total < MIN_CLAIM_WEIGHT:
-        return _verdict(Verdict.NEUTRAL, confidence=0.5, rationale="claim has too little content to check")
+        return _verdict(Verdict.NEUTRAL, confidence=0.5, rationale="claim has too little content to check", support=0.0)
     if not premise.units:
-        return _verdict(Verdict.NEUTRAL, confidence=1.0, rationale=f"{label} is empty")
+        return _verdict(Verdict.NEUTRAL, confidence=1.0, rationale=f"{label} is empty", support=0.0)
     bound = _coverage_bound(claim, premise, total)
     if bound < CONTRADICTION_ALIGNMENT and not (
         claim.numbers and _numbers_may_clash(claim, premise) and _content_bound(claim, premise) >= NUMBER_ALIGNMENT
@@ -186,38 +197,75 @@ def check(claim: Terms, premise: Premise, label: str = "premise") -> Check:
         rationale = (
             f"at most {bound:.0%} of content found in {label}" if bound else f"no content of the claim in {label}"
         )
-        return _verdict(Verdict.NEUTRAL, confidence=round(1.0 - bound, 4), rationale=rationale)
+        return _verdict(Verdict.NEUTRAL, confidence=round(1.0 - bound, 4), rationale=rationale,
+                        support=_graded(_partial_support(bound, _threshold(total)), total, 1))
     window = _best_window(claim, premise, total)
     if window is None:
-        return _verdict(Verdict.NEUTRAL, confidence=1.0, rationale=f"no content of the claim in {label}")
+        return _verdict(Verdict.NEUTRAL, confidence=1.0, rationale=f"no content of the claim in {label}", support=0.0)
     where = _describe(window, premise, label)
     covered = f"{window.coverage:.0%} of content covered by {where}"
     if window.coverage >= CONTRADICTION_ALIGNMENT or _content_coverage(claim, premise, window) >= NUMBER_ALIGNMENT:
         conflict = _contradiction(claim, premise, window)
         if conflict is not None:
             return _verdict(Verdict.CONTRADICTED, confidence=round(min(0.95, 0.5 + window.coverage / 2), 4),
-                         rationale=f"{conflict}; {covered}")
+                         rationale=f"{conflict}; {covered}", support=0.0)
     absent_numbers = [number.text for number in claim.numbers if number.key not in premise.keys
                       and not _close_number(number, premise, window)]
     if window.coverage >= _threshold(total) and not absent_numbers:
         matched = [number.text for number in claim.numbers]
         suffix = f"; number {', '.join(matched)} matches" if matched else ""
-        return _verdict(Verdict.ENTAILED, confidence=round(window.coverage, 4), rationale=covered + suffix)
+        return _verdict(Verdict.ENTAILED, confidence=round(window.coverage, 4), rationale=covered + suffix,
+                        support=_graded(_entailed_support(window.coverage, _threshold(total)), total,
+                                        _pieces(window.positions)))
     reason = covered
     if absent_numbers:
         reason += f"; number {', '.join(absent_numbers)} not in {label}"
     elif window.missing:
         reason += f"; missing {', '.join(window.missing[:4])}"
-    return _verdict(Verdict.NEUTRAL, confidence=round(1.0 - window.coverage, 4), rationale=reason)
+    support = _partial_support(window.coverage, _threshold(total))
+    if absent_numbers:
+        support *= ABSENT_NUMBER_SUPPORT
+    support = _graded(support, total, _pieces(window.positions))
+    return _verdict(Verdict.NEUTRAL, confidence=round(1.0 - window.coverage, 4), rationale=reason, support=support)
 
 
 def _threshold(total: float) -> float:
     return LONG_CLAIM_THRESHOLD if total > LONG_CLAIM_WEIGHT else ENTAIL_THRESHOLD
 
 
-def _verdict(verdict: Verdict, confidence: float, rationale: str) -> Check:
+def _pieces(positions: tuple[int, ...]) -> int:
+    """How many runs of consecutive sentences a window is made of."""
+    ordered = sorted(positions)
+    return 1 + sum(1 for before, after in pairwise(ordered) if after != before + 1)
+
+
+def _entailed_support(coverage: float, threshold: float) -> float:
+    """1/2 at the entailment threshold rising linearly to 1 at ``FULL_SUPPORT_COVERAGE``."""
+    rise = min(1.0, (coverage - threshold) / (FULL_SUPPORT_COVERAGE - threshold))
+    return round(VERDICT_STRICTNESS + (1.0 - VERDICT_STRICTNESS) * rise, 4)
+
+
+def _partial_support(coverage: float, threshold: float) -> float:
+    """0 up to the alignment a contradiction needs, rising linearly to just below 1/2 at the threshold."""
+    if coverage <= CONTRADICTION_ALIGNMENT:
+        return 0.0
+    rise = (coverage - CONTRADICTION_ALIGNMENT) / (threshold - CONTRADICTION_ALIGNMENT)
+    return min(MAX_NEUTRAL_SUPPORT, round(VERDICT_STRICTNESS * rise, 4))
+
+
+def _graded(support: float, claim_weight: float, pieces: int) -> float:
+    """Shrink a support toward the verdict boundary (entailed: toward 1/2; neutral: toward 0) when the evidence
+    is thin: a claim of little content can match by accident, and a window pieced together from sentences far
+    apart says less than one passage that states the claim."""
+    factor = min(1.0, claim_weight / SPECIFIC_CLAIM_WEIGHT) * BORROWED_PIECE_FACTOR ** (pieces - 1)
+    if support >= VERDICT_STRICTNESS:
+        return round(VERDICT_STRICTNESS + (support - VERDICT_STRICTNESS) * factor, 4)
+    return round(support * factor, 4)
+
+
+def _verdict(verdict: Verdict, confidence: float, rationale: str, support: float) -> Check:
     # Plain construction: pydantic's compiled validation (≈ 1 µs) is cheaper than ``model_construct`` (≈ 2 µs).
-    return Check(verdict=verdict, confidence=min(1.0, max(0.0, confidence)), rationale=rationale)
+    return Check(verdict=verdict, confidence=min(1.0, max(0.0, confidence)), rationale=rationale, support=support)
 
 
 def _numbers_may_clash(claim: Terms, premise: Premise) -> bool:
@@ -483,6 +531,10 @@ def _contradiction(claim: Terms, premise: Premise, window: _Window) -> str | Non
 def _negation_conflict(claim: Terms, units: Sequence[Terms]) -> str | None:
     """A term negated on one side and asserted on the other ("was not built" vs "was built")."""
     window_negated: set[str] = set().union(*(unit.negated_keys for unit in units))
+    if window_negated & claim.negated_keys:
+        # Both sides negate the same term: one negation, scoped differently ("no rule against them playing" vs
+        # "no written rule against female players"), not a disagreement.
+        return None
     # Sorted so the rationale names the same term whatever the process's hash seed.
     if claim.negated_keys:  # the window's terms are gathered only when the claim negates something
         window_keys: set[str] = set().union(*(unit.weights for unit in units))

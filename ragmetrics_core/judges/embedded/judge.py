@@ -130,18 +130,24 @@ class _Checker:
         return self._joint
 
     def _joint_column(self, claims: list[Terms], rows: list[list[Check]] | None) -> list[Check]:
-        """All chunks together; a claim one chunk already entails is entailed by them jointly."""
+        """All chunks together. They entail at least what their best chunk entails: a claim one chunk fully
+        supports keeps that verdict; otherwise the joined chunks are checked and the stronger verdict kept."""
         column: list[Check] = []
         for number, claim in enumerate(claims):
-            entailing = None if rows is None else next(
-                ((chunk, check) for chunk, check in enumerate(rows[number]) if check.entailed), None
+            best = None if rows is None else max(
+                ((chunk, check) for chunk, check in enumerate(rows[number]) if check.entailed),
+                key=lambda pair: pair[1].strength, default=None,
             )
-            if entailing is not None:
-                chunk, single = entailing
-                column.append(Check(verdict=single.verdict, confidence=single.confidence,
-                                    rationale=f"chunk {chunk + 1}: {single.rationale}"))
-            else:
-                column.append(check(claim, self.joint, "contexts"))
+            if rows is not None and len(self.chunks) == 1:
+                column.append(_from_chunk(0, rows[number][0]))  # one chunk: together is the chunk itself
+                continue
+            if best is not None and best[1].strength >= 1.0:
+                column.append(_from_chunk(*best))  # full support already
+                continue
+            together = check(claim, self.joint, "contexts")
+            if best is not None and best[1].strength >= together.strength:
+                together = _from_chunk(*best)
+            column.append(together)
         return column
 
     def _row(self, claim: Terms) -> list[Check]:
@@ -153,6 +159,11 @@ class _Checker:
                        rationale=f"not judged: more than {MAX_CONTEXTS} chunks")] * skipped
             )
         return row
+
+
+def _from_chunk(chunk: int, single: Check) -> Check:
+    return Check(verdict=single.verdict, confidence=single.confidence, support=single.support,
+                 rationale=f"chunk {chunk + 1}: {single.rationale}")
 
 
 def _claim_terms(claims: Sequence[Claim]) -> list[Terms]:

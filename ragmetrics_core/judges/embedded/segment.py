@@ -30,6 +30,9 @@ _LIST_ITEM_RE = re.compile(r"^\s*(?:[-*•·–—]|\d{1,3}[.)]|[a-zA-Zа-яА-�
 _LINE_END_RE = re.compile(rf"[.!?:;…。！？；：][{_CLOSERS}]*\s*$")
 
 
+_INITIALS_RE = re.compile(r"(?:[^\W\d_]\.)*[^\W\d_]")
+
+
 def sentences(text: str) -> list[str]:
     """Split ``text`` into sentences (at most :data:`MAX_SENTENCES`)."""
     return list(_sentences(text))
@@ -122,7 +125,8 @@ def _ends_sentence(paragraph: str, mark_at: int, mark: str, next_at: int) -> boo
         # Before a lower-case word only a plain word followed by one period ends a sentence: not "...",
         # not an initial, not "e.g." or "U.S." (inner periods).
         return mark == "." and len(token) >= 2 and token.isalnum()
-    return not (len(token) == 1 and token.isalpha() and token.isupper())
+    # An initial ("J. Smith") or a run of them ("The A.V. Club", "J.R.R. Tolkien") before a name.
+    return not (token.isupper() and _INITIALS_RE.fullmatch(token) is not None)
 
 
 def _is_cjk(char: str) -> bool:
