@@ -64,7 +64,8 @@ def record(sample: RagSample, evaluator: Evaluator) -> dict[str, Any]:
         if matrix is None:
             continue
         rows = matrix if matrix and isinstance(matrix[0], list) else [matrix]
-        out[name] = [[[check.verdict.value, check.confidence, check.rationale] for check in row] for row in rows]
+        out[name] = [[[check.verdict.value, check.confidence, check.rationale, check.support] for check in row]
+                     for row in rows]
     out["claims"] = [claim.text for claim in evidence.response_claims or []]
     out["reference_claims"] = [claim.text for claim in evidence.reference_claims or []]
     out["entities"] = [evidence.reference_entities, evidence.entities_in_contexts]
@@ -95,6 +96,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             for old_row, new_row in zip(old.get(part, []), new.get(part, []), strict=True):
                 for old_check, new_check in zip(old_row, new_row, strict=True):
                     checks += 1
+                    new_check = new_check[: len(old_check)]  # a dump made before checks carried support
                     if old_check[0] != new_check[0]:
                         verdict_diffs += 1
                         print(f"VERDICT {name} {part}: {old_check} -> {new_check}")
@@ -107,7 +109,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 verdict_diffs += 1
                 print(f"{part.upper()} {name}: {old[part]} -> {new[part]}")
     print(f"{len(before)} samples, {checks} checks compared: {verdict_diffs} verdict/evidence differences, "
-          f"{other_diffs} confidence/rationale differences")
+          f"{other_diffs} confidence/rationale/support differences")
     return 1 if verdict_diffs else 0
 
 

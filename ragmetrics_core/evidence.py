@@ -147,6 +147,9 @@ CHECK_PARTS = frozenset(
 )
 SIMILARITY_PARTS = frozenset({EvidencePart.QUESTION_SIMILARITIES})
 
+_PART_NAMES = tuple(part.value for part in EvidencePart)
+"""Attribute names of the parts in order (iterating the enum and reading ``.value`` costs more than merging)."""
+
 # What each check part is computed from, so the engine extracts before it checks.
 CHECK_INPUTS: dict[EvidencePart, frozenset[EvidencePart]] = {
     EvidencePart.RESPONSE_VS_REFERENCE: frozenset({EvidencePart.RESPONSE_CLAIMS}),
@@ -199,9 +202,9 @@ class Evidence(BaseModel):
     def merged(self, other: Evidence) -> Evidence:
         """This evidence with every part ``other`` has and this one lacks."""
         update = {
-            part.value: getattr(other, part.value)
-            for part in EvidencePart
-            if not self.has(part) and other.has(part)
+            name: getattr(other, name)
+            for name in _PART_NAMES
+            if getattr(self, name) is None and getattr(other, name) is not None
         }
         errors = {**other.errors, **self.errors}
         return self.model_copy(update={**update, "errors": errors})

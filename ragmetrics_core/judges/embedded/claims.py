@@ -68,11 +68,11 @@ _RU_SPLIT_RE = re.compile(
     r",\s+(?P<conj>а|но|однако|зато|причем|и|хотя)\s+|,\s+(?P<rel>который|которая|которое|которые|где)\s+",
     re.IGNORECASE,
 )
+_SEMICOLON_RE = re.compile(r"\s*;\s*")
 _ZH_SPLIT_RE = re.compile(r"[,、]")
 _ZH_SUBJECT_END_RE = re.compile(r"是|位于|成立|拥有|以|为|在|有|于")
 _ZH_VERB_START = ("以", "为", "成立", "位于", "是", "拥有", "通过", "管理", "在", "于", "被", "建", "有")
 _ZH_PRONOUNS = ("它", "他", "她", "其", "该")
-_WORD_RE = re.compile(r"\S+")
 _RU_VERB_RE = re.compile(r"(?:л|ла|ло|ли|ет|ит|ют|ут|ат|ят|ется|ится|ются|ятся|ено|ена|ен|ан|ана|ано)$")
 _EN_COMMON_VERBS = frozenset(
     words("won wrote led made took went became began founded built has have had won lost gave got ran held left "
@@ -137,7 +137,7 @@ def _split_western(sentence: str, previous_subject: str | None, *, ru: bool) -> 
     body = sentence.rstrip(" .!?…")
     subject = _subject(body, ru=ru)
     pieces: list[str] = []
-    for part in re.split(r"\s*;\s*", body):
+    for part in _SEMICOLON_RE.split(body) if ";" in body else (body,):
         pieces.extend(_split_clauses(part, subject, ru=ru))
     expanded: list[str] = []
     for piece in pieces:
@@ -155,9 +155,10 @@ def _split_arguments(clause: str, *, ru: bool) -> list[str]:
     """
     prepositions = _RU_ARGUMENT_PREPOSITIONS if ru else _EN_ARGUMENT_PREPOSITIONS
     words = clause.split()
+    lowered = clause.casefold().split()  # casefolding keeps whitespace where it is: the same words, in order
     starts = [
-        index for index, word in enumerate(words)
-        if index >= 2 and word.casefold() in prepositions and words[index - 1].casefold() not in _NO_SPLIT_BEFORE
+        index for index in range(2, len(lowered))
+        if lowered[index] in prepositions and lowered[index - 1] not in _NO_SPLIT_BEFORE
     ]
     if len(starts) < 2:
         return [clause]
@@ -171,6 +172,8 @@ def _split_arguments(clause: str, *, ru: bool) -> list[str]:
 
 
 def _split_clauses(part: str, subject: str | None, *, ru: bool) -> list[str]:
+    if "," not in part and (ru or ("and" not in part.lower() and "but" not in part.lower())):
+        return [part.strip()]  # every split point needs a comma, or "and"/"but" (only ASCII letters match them)
     pattern = _RU_SPLIT_RE if ru else _EN_SPLIT_RE
     clauses: list[str] = []
     cursor = 0
@@ -266,7 +269,7 @@ def _starts_with_verb(words: list[str], *, ru: bool) -> bool:
 
 def _subject(body: str, *, ru: bool) -> str | None:
     """The words before the first verb of a sentence, when they come early enough to be its subject."""
-    words = _WORD_RE.findall(body)
+    words = body.split()  # the same words as ``\S+`` finds
     for index, word in enumerate(words[:12]):
         lower = word.casefold().strip(",")
         is_verb = (

@@ -11,10 +11,11 @@ negation, or has the claim's two names in swapped roles; *neutral* otherwise.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import pairwise
+from operator import attrgetter, itemgetter
 from typing import Any, NamedTuple, cast
 
 from ragmetrics_core.evidence import VERDICT_STRICTNESS, Check, Verdict
@@ -62,6 +63,10 @@ MAX_POSTINGS = 5000
 """Sentences looked at per claim term in huge premises (documented cap)."""
 
 
+_HEAD = itemgetter(slice(None, PREFIX_LENGTH))
+_NUMBERS = attrgetter("numbers")
+
+
 @dataclass(frozen=True, slots=True)
 class Premise:
     """A text cut into sentences with an inverted index, built once and checked against many claims."""
@@ -71,6 +76,7 @@ class Premise:
     index: Mapping[str, list[int]]
     keys: frozenset[str]
     heads: frozenset[str]
+    """The first :data:`PREFIX_LENGTH` characters of every key (near-match candidates)."""
     has_numbers: bool
 
     @classmethod
@@ -82,18 +88,21 @@ class Premise:
         postings: dict[str, list[int]] = {}
         for position, unit in enumerate(units):
             for key in unit.weights:
-                found = postings.get(key)
-                if found is None:
+                if key in postings:
+                    postings[key].append(position)
+                else:
                     postings[key] = [position]
-                elif len(found) < MAX_POSTINGS:
-                    found.append(position)
+        if len(units) > MAX_POSTINGS:  # a term's positions are in order: the cap keeps the first ones
+            for found in postings.values():
+                del found[MAX_POSTINGS:]
         return cls(
             units=tuple(units),
             group=tuple(groups) if groups is not None else (group,) * len(units),
             index=postings,
             keys=frozenset(postings),
-            heads=frozenset([key[:PREFIX_LENGTH] for key in postings if len(key) >= PREFIX_LENGTH]),
-            has_numbers=any(unit.numbers for unit in units),
+            # Shorter keys are kept as they are: only heads of full length are ever looked up.
+            heads=frozenset(map(_HEAD, postings)),
+            has_numbers=any(map(_NUMBERS, units)),
         )
 
     @classmethod
@@ -123,10 +132,12 @@ class _JoinedPostings(Mapping[str, list[int]]):
 
     def __init__(self, premises: Sequence[Premise]) -> None:
         self._premises = premises
-        self._offsets: list[int] = []
+        # Each premise's lookup with the position of its first sentence, for chunks with sentences.
+        self._lookups: list[tuple[Callable[[str], list[int] | None], int]] = []
         offset = 0
         for premise in premises:
-            self._offsets.append(offset)
+            if premise.units:
+                self._lookups.append((premise.index.get, offset))
             offset += len(premise.units)
         self._merged: dict[str, list[int] | None] = {}
 
@@ -138,14 +149,14 @@ class _JoinedPostings(Mapping[str, list[int]]):
 
     def _merge(self, key: str) -> list[int] | None:
         found: list[int] | None = None
-        for premise, offset in zip(self._premises, self._offsets, strict=True):
-            positions = premise.index.get(key)
+        for lookup, offset in self._lookups:
+            positions = lookup(key)
             if positions is None:
                 continue
             if found is None:
-                found = [position + offset for position in positions]
+                found = list(map(offset.__add__, positions)) if offset else positions[:]
             elif len(found) < MAX_POSTINGS:
-                found.extend([position + offset for position in positions[: MAX_POSTINGS - len(found)]])
+                found.extend(map(offset.__add__, positions[: MAX_POSTINGS - len(found)]))
         return found
 
     def __getitem__(self, key: str) -> list[int]:
@@ -344,7 +355,8 @@ def _best_window(claim: Terms, premise: Premise, total: float) -> _Window | None
         # Without one shared term, near matches alone cannot reach the entailment threshold.
         return None
     # A single sentence's exact coverage is its score plus part credit for claim terms found elsewhere.
-    candidates = sorted(scores, key=lambda position: (-scores[position], position))[:_CANDIDATES]
+    # Highest score first, ties by position (a stable sort by score over positions in order).
+    candidates = sorted(sorted(scores), key=scores.__getitem__, reverse=True)[:_CANDIDATES]
     top = candidates[0]
     best_span: tuple[int, ...] = (top,)
     best_coverage = (scores[top] + ELSEWHERE_CREDIT * (present - scores[top])) / total
@@ -357,9 +369,9 @@ def _best_window(claim: Terms, premise: Premise, total: float) -> _Window | None
         for span in ((position - 1, position), (position, position + 1)):
             neighbour = span[0] if span[1] == position else span[1]
             if 0 <= neighbour <= last and group[neighbour] == group[position] and neighbour in scores:
-                window = _score_pair(claim, premise, span, total)
-                if window.coverage > best_coverage + 1e-12:
-                    best_span, best_coverage = span, window.coverage
+                coverage = _pair_coverage(claim, premise, span, total)
+                if coverage > best_coverage + 1e-12:
+                    best_span, best_coverage = span, coverage
     best = _complete(claim, premise, _score(claim, premise, best_span, total, fuzzy=False), total)
     if not best.missing or best.coverage >= _threshold(total):
         # Near matches only add credit: a window already over the threshold keeps its exact figure.
@@ -389,7 +401,7 @@ def _complete(claim: Terms, premise: Premise, window: _Window, total: float) -> 
                     gains[position] = gains.get(position, 0.0) + weight
         if not gains:
             return window
-        position = min(gains, key=lambda candidate: (-gains[candidate], candidate))
+        position = max(sorted(gains), key=gains.__getitem__)  # the first of the best: ties go to the earliest
         extended = _score(claim, premise, (*window.positions, position), total, fuzzy=False)
         if extended.coverage <= window.coverage + 1e-9:
             return window
@@ -424,7 +436,7 @@ def _score(claim: Terms, premise: Premise, positions: tuple[int, ...], total: fl
     coverage = earned / total
     if len(positions) > 1:
         coverage *= _discount(positions)
-    return _Window(positions=positions, coverage=coverage, missing=tuple(missing))
+    return _Window(positions, coverage, tuple(missing))
 
 
 def _score_pair(claim: Terms, premise: Premise, positions: tuple[int, ...], total: float) -> _Window:
@@ -446,7 +458,23 @@ def _score_pair(claim: Terms, premise: Premise, positions: tuple[int, ...], tota
             earned += weight * ELSEWHERE_CREDIT
     # _discount of two positions, inlined
     discount = _PAIR_DISCOUNT if abs(positions[1] - positions[0]) == 1 else _EXTRA_DISCOUNT
-    return _Window(positions=positions, coverage=earned / total * discount, missing=tuple(missing))
+    return _Window(positions, earned / total * discount, tuple(missing))
+
+
+def _pair_coverage(claim: Terms, premise: Premise, positions: tuple[int, ...], total: float) -> float:
+    """``_score_pair(...).coverage`` (same sums in the same order) without listing what is missing: the window
+    search compares the coverage of every neighbouring pair and keeps only the best."""
+    first = premise.units[positions[0]].weights
+    second = premise.units[positions[1]].weights
+    keys = premise.keys
+    earned = 0.0
+    for key, weight in claim.weights.items():
+        if key in first or key in second:
+            earned += weight
+        elif weight > 0 and key in keys:
+            earned += weight * ELSEWHERE_CREDIT
+    discount = _PAIR_DISCOUNT if abs(positions[1] - positions[0]) == 1 else _EXTRA_DISCOUNT
+    return earned / total * discount
 
 
 def _discount(positions: tuple[int, ...]) -> float:
@@ -480,9 +508,10 @@ def _is_cjk(char: str) -> bool:
 def _contradiction(claim: Terms, premise: Premise, window: _Window) -> str | None:
     units = [premise.units[position] for position in window.positions]
     window_numbers = [number for unit in units for number in unit.numbers]
+    same_keys = {other.key for other in window_numbers}
     for number in claim.numbers:
-        if any(_same_number(number, other) for other in window_numbers):
-            continue
+        if number.key in same_keys or any(_same_number(number, other) for other in window_numbers):
+            continue  # the same key is the same number (the first test of _same_number)
         if not _comparable(number):
             continue
         rivals = [other for other in window_numbers if other.kind == number.kind]
@@ -501,16 +530,17 @@ def _contradiction(claim: Terms, premise: Premise, window: _Window) -> str | Non
 
 def _negation_conflict(claim: Terms, units: Sequence[Terms]) -> str | None:
     """A term negated on one side and asserted on the other ("was not built" vs "was built")."""
-    window_keys: set[str] = set().union(*(unit.weights for unit in units))
     window_negated: set[str] = set().union(*(unit.negated_keys for unit in units))
     if window_negated & claim.negated_keys:
         # Both sides negate the same term: one negation, scoped differently ("no rule against them playing" vs
         # "no written rule against female players"), not a disagreement.
         return None
     # Sorted so the rationale names the same term whatever the process's hash seed.
-    for key in sorted(claim.negated_keys):
-        if key in window_keys and key not in window_negated:
-            return f"negation mismatch: the claim negates '{key}', the premise asserts it"
+    if claim.negated_keys:  # the window's terms are gathered only when the claim negates something
+        window_keys: set[str] = set().union(*(unit.weights for unit in units))
+        for key in sorted(claim.negated_keys):
+            if key in window_keys and key not in window_negated:
+                return f"negation mismatch: the claim negates '{key}', the premise asserts it"
     for key in sorted(window_negated):
         if key in claim.weights and key not in claim.negated_keys and claim.weights[key] > 0:
             return f"negation mismatch: the premise negates '{key}', the claim asserts it"
@@ -566,6 +596,13 @@ def _describe(window: _Window, premise: Premise, label: str) -> str:
         position = window.positions[0]
         chunk = premise.group[position]
         where = f"sentence {position - premise.group.index(chunk) + 1}"
+        return f"chunk {chunk + 1} {where}" if label == "contexts" else f"{label} {where}"
+    if len(window.positions) == 2 and premise.group[window.positions[0]] == premise.group[window.positions[1]]:
+        # Two sentences of one chunk (the next commonest): the text below for a single group.
+        chunk = premise.group[window.positions[0]]
+        first = premise.group.index(chunk)
+        low, high = sorted(window.positions)
+        where = f"sentences {low - first + 1}, {high - first + 1}"
         return f"chunk {chunk + 1} {where}" if label == "contexts" else f"{label} {where}"
     parts: list[str] = []
     by_chunk: dict[int, list[int]] = {}

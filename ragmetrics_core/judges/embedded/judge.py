@@ -84,6 +84,7 @@ class _Checker:
         self.request = request
         self.want = request.want
         self._chunks: list[Premise] | None = None
+        self._labels: list[str] = []
         self._joint: Premise | None = None
 
     def run(self) -> CheckResult:
@@ -119,6 +120,7 @@ class _Checker:
         if self._chunks is None:
             contexts = self.request.contexts[:MAX_CONTEXTS]
             self._chunks = [Premise.from_text(text, group=number) for number, text in enumerate(contexts)]
+            self._labels = [f"chunk {number + 1}" for number in range(len(contexts))]
         return self._chunks
 
     @property
@@ -149,7 +151,7 @@ class _Checker:
         return column
 
     def _row(self, claim: Terms) -> list[Check]:
-        row = [check(claim, premise, f"chunk {number + 1}") for number, premise in enumerate(self.chunks)]
+        row = [check(claim, premise, label) for premise, label in zip(self.chunks, self._labels, strict=True)]
         skipped = len(self.request.contexts) - len(row)
         if skipped > 0:
             row.extend(

@@ -12,7 +12,7 @@ import re
 import unicodedata
 from functools import lru_cache
 from itertools import pairwise
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from ragmetrics_core.judges.embedded import lexicon
 from ragmetrics_core.judges.embedded.lexicon import words
@@ -35,6 +35,11 @@ _PHRASE_RE = re.compile(
 )
 _PHRASE_SEARCH_RE = re.compile("|".join(re.escape(phrase) for phrase in lexicon.PHRASES))
 """Whether a casefolded text holds a phrase: one scan instead of a substring test per phrase."""
+_PHRASE_CUES = tuple(
+    sorted({max(re.split(r"[\s-]+", phrase), key=len) for phrase in lexicon.PHRASES if phrase.isascii()})
+)
+"""The longest word of every English phrase: an ASCII text holds a phrase only if it holds one of these, which a
+few substring tests tell faster than the scan."""
 _ZH_STOPWORD_RE = re.compile("|".join(sorted(lexicon.ZH_STOPWORDS, key=len, reverse=True)))
 _ZH_SYNONYMS = {
     word: group[0]
@@ -70,6 +75,8 @@ _UNITS = frozenset(
     "tonnes lb pounds ft feet inches $ usd eur dollars euros rubles км м см мм кг г т тонн процентов процента "
     "рублей долларов 公里 米 公斤 吨 元 美元")
 )
+_NUMBER_FOLLOWERS = _UNITS | frozenset(lexicon.NUMBER_SCALES)
+"""Words that change the number before them (a scale multiplies it, a unit sets its kind)."""
 
 
 def _canonical_forms() -> dict[str, str]:
@@ -152,36 +159,36 @@ def terms(text: str) -> Terms:
     """
     text = prepare(text)
     lowered = text.casefold()
-    if _PHRASE_SEARCH_RE.search(lowered):
+    if (not lowered.isascii() or any(map(lowered.__contains__, _PHRASE_CUES))) and _PHRASE_SEARCH_RE.search(lowered):
         text = _PHRASE_RE.sub(lambda match: lexicon.PHRASES[match.group(0).casefold()], text)
-    if not text.isascii() and ("年" in text or "月" in text or "日" in text or "号" in text):
-        text = _ZH_DATE_UNIT_RE.sub(" ", text)
+    if not text.isascii():
+        if "年" in text or "月" in text or "日" in text or "号" in text:
+            text = _ZH_DATE_UNIT_RE.sub(" ", text)
+        if _HAS_CJK_RE.search(text):
+            return _token_terms(text, _tokens(text))
+    return _plain_terms(text) or _token_terms(text, _tokens(text))
+
+
+def _token_terms(text: str, matches: list[_Token]) -> Terms:
+    """:func:`terms` from the token list: every text, Chinese included (:func:`_plain_terms` is the fast path)."""
     weights: dict[str, float] = {}
     order: list[str] = []
     numbers: list[Number] = []
     negated = False
-    matches = _tokens(text)
     keys_at: list[str | None] = [None] * len(matches)
     aliased: list[str] = []
     capitals: list[int] = []
     negated_keys: set[str] = set()
     scope = 0
-    # The hottest loop of the judge: the previous token's kind and end are read from ``matches`` when needed
-    # rather than stored per token, and content words are tested first.
     for index, (kind, token, start, end) in enumerate(matches):
         if scope and _CLAUSE_BREAK_RE.search(text, matches[index - 1][3], start):
             scope = 0
         if kind == "word":
-            try:
-                info = _TOKEN_INFOS[token]
-            except KeyError:
-                if len(token) > MAX_TOKEN_CHARS:
-                    # No word is this long; a cut key keeps the word caches small on garbage input.
-                    token = token[:MAX_TOKEN_CHARS]
-                info = _TOKEN_INFOS[token] if token in _TOKEN_INFOS else _learn_token(token)
+            info = _word_token_info(token)
             if info is None:  # a plain function word, the commonest token
                 continue
-            word_kind, key, weight, capitalised, name_key, upper_name = info
+            key, weight, special = info
+            word_kind, capitalised, name_key, upper_name = _PLAIN_WORD if special is None else special
             if word_kind >= _WEAK:
                 if capitalised:
                     capitals.append(index)
@@ -190,12 +197,7 @@ def terms(text: str) -> Terms:
                         key = name_key
                         weight = NAME_WEIGHT
                 keys_at[index] = key
-                previous_weight = weights.get(key)  # _add, inlined
-                if previous_weight is None:
-                    weights[key] = weight
-                    order.append(key)
-                elif weight > previous_weight:
-                    weights[key] = weight
+                _add(weights, order, key, weight)
                 if scope:
                     negated_keys.add(key)
                     scope -= 1
@@ -208,14 +210,25 @@ def terms(text: str) -> Terms:
                     negated = True
                     scope = _NEGATION_SCOPE
             else:  # a number word or a scale word ("three", "million")
-                value = float(lexicon.NUMBER_WORDS[key])
-                number_text = number_key(value)
-                numbers.append(Number(value=value, kind="count", key=number_text, text=token))
-                _add(weights, order, number_text, NUMBER_WEIGHT)
+                number = _number_word(key, token)
+                numbers.append(number)
+                _add(weights, order, number.key, NUMBER_WEIGHT)
         elif kind == "num":
-            _add_number(text, matches, index, token[:MAX_TOKEN_CHARS], numbers, weights, order)
+            follower = after = ""
+            if index + 1 < len(matches):
+                next_token = matches[index + 1]
+                after = next_token[1].casefold()
+                if next_token[2] == end or not text[end : next_token[2]].strip():
+                    follower = after
+            number = _number(token[:MAX_TOKEN_CHARS], follower if follower in _NUMBER_FOLLOWERS else "",
+                             text[end : end + 1] == "%")
+            if number.kind == "count" and number.value <= 31:
+                before = matches[index - 1][1].casefold() if index > 0 else ""
+                number = _day_or_count(number, before, after)
+            numbers.append(number)
+            _add(weights, order, number.key, NUMBER_WEIGHT)
             if scope:
-                negated_keys.add(numbers[-1].key)
+                negated_keys.add(number.key)
                 scope -= 1
         elif kind == "mixed":
             _add(weights, order, word_key(token[:MAX_TOKEN_CHARS].casefold()), NAME_WEIGHT)
@@ -223,12 +236,12 @@ def terms(text: str) -> Terms:
             if "我" in token or "你" in token or "您" in token:
                 _add(weights, order, SPEAKER, NAME_WEIGHT)
             negated = _cjk_terms(token, weights, order, negated_keys) or negated
-            follower = matches[index + 1] if index + 1 < len(matches) else None
+            follower_token = matches[index + 1] if index + 1 < len(matches) else None
             if (
-                follower is not None
-                and text[end : follower[2]].strip() == "("
-                and follower[1].isupper()
-                and follower[0] == "word"
+                follower_token is not None
+                and text[end : follower_token[2]].strip() == "("
+                and follower_token[1].isupper()
+                and follower_token[0] == "word"
             ):
                 aliased.append(token)
     if len(capitals) >= 2:
@@ -239,17 +252,211 @@ def terms(text: str) -> Terms:
         _cjk_terms(name[-_ZH_NAME_TAIL:], name_weights, [])
         for key in name_weights:
             weights[key] = 0.0
-    return Terms(weights=weights, total=sum(weights.values()), order=tuple(order),
-                 numbers=tuple(numbers),
-                 negated=negated, negated_keys=frozenset(negated_keys),
-                 proper=_proper(keys_at, capitals) if capitals else ())
+    capital_keys = [key for key in (keys_at[position] for position in capitals) if key]
+    return _terms_tuple(weights, tuple(order), numbers, negated, negated_keys, capital_keys)
 
 
-def _proper(keys_at: list[str | None], capitals: list[int]) -> tuple[str, ...]:
-    if len(capitals) == 1:  # the commonest case: only the sentence's first word
-        key = keys_at[capitals[0]]
-        return (key,) if key else ()
-    return tuple(dict.fromkeys(key for key in (keys_at[position] for position in capitals) if key))
+_NOTHING_WAITS, _NEGATION_WAITS, _NUMBER_WAITS = range(3)
+
+
+def _plain_terms(text: str) -> Terms | None:
+    """:func:`_token_terms` of a text without Chinese characters, in one pass over its whitespace-separated parts
+    without building the token list: the judge's hottest loop, where most parts are function words that add
+    nothing and most others are known words. A negation cue or a number is settled at the next token (which
+    decides what it means); offsets are worked out only inside a negation's scope. ``None`` (the token list
+    decides) when a part is not a plain word, plain digits or a known word (mixed tokens such as "CO2", "1.5",
+    "50%"), when digit groups may need joining ("1 889"), or when a name may be followed by its acronym in
+    parentheses.
+
+    Every part here gives exactly one token (or none, for bare punctuation), so a part's index stands for its
+    token's; ``tests/embedded/test_terms_paths.py`` checks both paths agree.
+    """
+    parts = text.split()
+    count = len(parts)
+    first = 0  # the part of the first token (text may start with bare punctuation)
+    while first < count and not parts[first].strip(_EDGE_PUNCTUATION):
+        first += 1
+    get = _TOKEN_INFOS.get
+    weights: dict[str, float] = {}
+    add = weights.setdefault
+    numbers: list[Number] = []
+    negated = False
+    negated_keys: set[str] = set()
+    capitals: list[int] = []
+    capital_keys: list[str] = []
+    untokened: list[int] = []
+    scope = 0
+    waiting = _NOTHING_WAITS
+    waiting_at = 0
+    waiting_token = ""
+    watch = False  # a token waits for this one or a negation scope is open: every part is looked at
+    number_before = -1  # the part after a number (a scale word there multiplies it)
+    starts: list[int] | None = None
+    previous_end = 0
+    for at, raw in enumerate(parts):
+        info = get(raw, _UNSEEN)
+        if watch or info is _UNSEEN:
+            token = raw
+            is_number = False
+            if info is _UNSEEN:
+                if raw.isalpha():
+                    info = _word_token_info(raw)
+                else:
+                    token = raw.strip(_EDGE_PUNCTUATION)
+                    if not token:
+                        untokened.append(at)
+                        continue
+                    if token.isdigit():
+                        is_number = True
+                        info = None
+                    elif token.isalpha() or token in _TOKEN_INFOS:
+                        info = _word_token_info(token)
+                    else:
+                        return None
+            if watch:
+                if waiting == _NEGATION_WAITS:
+                    if token.casefold() not in _NOT_NEGATING_FOLLOWERS:
+                        negated = True
+                        scope = _NEGATION_SCOPE
+                        if starts is None:
+                            starts = _part_starts(text, parts)
+                        previous_end = starts[waiting_at] + parts[waiting_at].find(waiting_token) + len(waiting_token)
+                elif waiting == _NUMBER_WAITS:
+                    if is_number and len(token) == 3 and len(waiting_token) <= 3:
+                        return None  # perhaps digit groups ("1 889"): the token list joins them
+                    after = token.casefold()
+                    # A scale or unit counts when only whitespace separates it from the number.
+                    adjacent = (
+                        after in _NUMBER_FOLLOWERS
+                        and at == waiting_at + 1
+                        and parts[waiting_at].endswith(waiting_token)
+                        and raw.startswith(token)
+                    )
+                    number = _number(waiting_token[:MAX_TOKEN_CHARS], after if adjacent else "", False)
+                    if number.kind == "count" and number.value <= 31:
+                        number = _day_or_count(number, _token_before(parts, waiting_at, first), after)
+                    numbers.append(number)
+                    add(number.key, NUMBER_WEIGHT)
+                    if scope:
+                        negated_keys.add(number.key)
+                        scope -= 1
+                    number_before = at
+                waiting = _NOTHING_WAITS
+                if scope:
+                    if starts is None:
+                        starts = _part_starts(text, parts)
+                    start = starts[at] + raw.find(token)
+                    if _CLAUSE_BREAK_RE.search(text, previous_end, start):
+                        scope = 0
+                    previous_end = start + len(token)
+                watch = scope > 0
+            if is_number:
+                waiting, waiting_at, waiting_token, watch = _NUMBER_WAITS, at, token, True
+                continue
+            if info is None:
+                continue
+        elif info is None:
+            continue  # a plain function word, the commonest part
+        key, weight, special = info
+        if special is not None:  # not a plain lower-case content word
+            word_kind, capitalised, name_key, upper_name = special
+            if word_kind < _WEAK:
+                if word_kind == _STOP or (word_kind == _SCALE and number_before == at):
+                    if key in lexicon.DIALOGUE_PRONOUNS:
+                        add(SPEAKER, NAME_WEIGHT)
+                elif word_kind == _NEGATION:
+                    # The token is the part without edge punctuation (a known word has none).
+                    waiting, waiting_at, waiting_token, watch = _NEGATION_WAITS, at, raw.strip(_EDGE_PUNCTUATION), True
+                else:  # a number word or a scale word ("three", "million")
+                    number = _number_word(key, raw.strip(_EDGE_PUNCTUATION))
+                    numbers.append(number)
+                    add(number.key, NUMBER_WEIGHT)
+                continue
+            if capitalised:
+                if name_key is not None and (at > first or upper_name):
+                    # Names keep their own stem: "Swift" is a singer, not "fast".
+                    key = name_key
+                    weight = NAME_WEIGHT
+                capitals.append(at)
+                capital_keys.append(key)
+        if add(key, weight) < weight:
+            weights[key] = weight
+        if scope:
+            negated_keys.add(key)
+            scope -= 1
+            watch = scope > 0
+    if waiting == _NEGATION_WAITS:
+        negated = True  # nothing follows the cue
+    elif waiting == _NUMBER_WAITS:
+        number = _number(waiting_token[:MAX_TOKEN_CHARS], "", False)
+        if number.kind == "count" and number.value <= 31:
+            number = _day_or_count(number, _token_before(parts, waiting_at, first), "")
+        numbers.append(number)
+        add(number.key, NUMBER_WEIGHT)
+        if scope:
+            negated_keys.add(number.key)
+    if len(capitals) >= 2:
+        if "(" in text:
+            return None  # "Life Insurance Corporation of India (LIC)": the acronym rule reads every token's key
+        if untokened:
+            capitals = [at - sum(1 for gap in untokened if gap < at) for at in capitals]  # part → token index
+        _add_acronyms(text, _tokens(text), None, capitals, weights, [])  # the order is the dict's
+    # Every key was added in order of appearance, and only ever reweighted after: the order is the dict's.
+    return _terms_tuple(weights, tuple(weights), numbers, negated, negated_keys, capital_keys)
+
+
+def _part_starts(text: str, parts: list[str]) -> list[int]:
+    starts: list[int] = []
+    position = 0
+    for raw in parts:
+        position = text.find(raw, position)
+        starts.append(position)
+        position += len(raw)
+    return starts
+
+
+def _token_before(parts: list[str], at: int, first: int) -> str:
+    """The casefolded token before the one of part ``at`` ("" for the first token), in :func:`_plain_terms`."""
+    for index in range(at - 1, first - 1, -1):
+        core = parts[index].strip(_EDGE_PUNCTUATION)
+        if core:
+            return core.casefold()
+    return ""
+
+
+def _terms_tuple(
+    weights: dict[str, float],
+    order: tuple[str, ...],
+    numbers: list[Number],
+    negated: bool,
+    negated_keys: set[str],
+    capital_keys: list[str],
+) -> Terms:
+    proper: tuple[str, ...]
+    if len(capital_keys) == 1:  # the commonest case: only the sentence's first word
+        proper = (capital_keys[0],) if capital_keys[0] else ()
+    else:
+        proper = tuple(dict.fromkeys(key for key in capital_keys if key))
+    # tuple.__new__ is what the named tuple's own constructor calls, without its Python-level frame.
+    return tuple.__new__(Terms, (weights, order, tuple(numbers), negated,
+                                 frozenset(negated_keys) if negated_keys else _NO_KEYS, proper, sum(weights.values())))
+
+
+_NO_KEYS: frozenset[str] = frozenset()
+"""Shared by every text without negated terms (most): one object less to allocate and for the collector to track."""
+
+
+_UNSEEN: Any = object()
+
+
+def _word_token_info(token: str) -> _TokenInfo | None:
+    try:
+        return _TOKEN_INFOS[token]
+    except KeyError:
+        if len(token) > MAX_TOKEN_CHARS:
+            # No word is this long; a cut key keeps the word caches small on garbage input.
+            token = token[:MAX_TOKEN_CHARS]
+        return _TOKEN_INFOS[token] if token in _TOKEN_INFOS else _learn_token(token)
 
 
 _STOP, _NEGATION, _NUMBER_WORD, _SCALE, _WEAK, _CONTENT = range(6)
@@ -268,7 +475,9 @@ def has_content_word(words: list[str]) -> bool:
     return False
 
 
-_TokenInfo = tuple[int, str, float, bool, str | None, bool]
+_Special = tuple[int, bool, str | None, bool]
+_TokenInfo = tuple[str, float, _Special | None]
+_PLAIN_WORD: _Special = (_CONTENT, False, None, False)
 _TOKEN_INFOS: dict[str, _TokenInfo | None] = {}
 """:func:`_token_info` by word. A plain dict, read with one subscript in the term loop (an ``lru_cache`` call costs
 twice as much there); emptied when it reaches :data:`_TOKEN_INFO_LIMIT` words, so it stays bounded."""
@@ -278,20 +487,28 @@ _TOKEN_INFO_LIMIT = 65536
 def _learn_token(token: str) -> _TokenInfo | None:
     if len(_TOKEN_INFOS) >= _TOKEN_INFO_LIMIT:
         _TOKEN_INFOS.clear()
-    info = _TOKEN_INFOS[token] = _token_info(token)
+    info = _token_info(token)
+    if not token.endswith("'") and not token.isdigit():
+        # Kept keys are exactly the parts that tokenize to themselves (one word token): the fast path of
+        # :func:`terms` looks whole parts up. A word cut at 64 characters may end in an apostrophe, which
+        # tokenizing would strip, and a few digits (Kharosthi) are words to the pattern but digits to isdigit.
+        _TOKEN_INFOS[token] = info
     return info
 
 
 def _token_info(token: str) -> _TokenInfo | None:
-    """What the term loop needs about one word, worked out once per distinct word: :func:`_word_info`, whether
-    the word is capitalised, its key as a name (content words only) and whether it is an all-capitals name.
-    ``None`` for a function word that adds nothing (not a dialogue pronoun)."""
+    """What the term loop needs about one word, worked out once per distinct word: its key and weight, and
+    unless it is a plain lower-case content word, its kind (:func:`_word_info`), whether it is capitalised, its
+    key as a name (content words only) and whether it is an all-capitals name. ``None`` for a function word
+    that adds nothing (not a dialogue pronoun)."""
     word_kind, key, weight = _word_info(token)
     if word_kind == _STOP and key not in lexicon.DIALOGUE_PRONOUNS:
         return None
     capitalised = token[0].isupper()
+    if word_kind >= _WEAK and not capitalised:
+        return key, weight, None  # a plain content word, the commonest: the term loop adds it directly
     name_key = _word_key(token.casefold()) if capitalised and word_kind == _CONTENT else None
-    return word_kind, key, weight, capitalised, name_key, len(token) >= 2 and token.isupper()
+    return key, weight, (word_kind, capitalised, name_key, len(token) >= 2 and token.isupper())
 
 
 @lru_cache(maxsize=65536)
@@ -324,45 +541,36 @@ def _is_manner_adverb(lower: str) -> bool:
 _LY_NOUNS = frozenset(words("family assembly monopoly butterfly anomaly supply reply ally italy july homily"))
 
 
-def _add_number(
-    text: str,
-    matches: list[_Token],
-    index: int,
-    token: str,
-    numbers: list[Number],
-    weights: dict[str, float],
-    order: list[str],
-) -> None:
-    end = matches[index][3]
+@lru_cache(maxsize=8192)
+def _number(token: str, follower: str, percent: bool) -> Number:
+    """A number token (at most 64 characters); ``follower`` is the casefolded scale or unit right after it, or
+    "" (only the words of :data:`_NUMBER_FOLLOWERS` change a number, so only they reach this cache)."""
     plain = token.isdigit()
     value = float(token) if plain else parse_number(token)  # plain digits: nothing for parse_number to clean
-    follower = ""
-    if index + 1 < len(matches):
-        following = matches[index + 1]
-        if following[2] == end or not text[end : following[2]].strip():
-            follower = following[1].casefold()
     scale = lexicon.NUMBER_SCALES.get(follower)
     if scale is not None:
         value *= scale
-    unit = "%" if text[end : end + 1] == "%" else (follower if follower in _UNITS else "")
+    unit = "%" if percent else (follower if follower in _UNITS else "")
     number_kind = "year" if plain and 1000 <= value <= 2100 and not unit else (unit or "count")
-    if number_kind == "count" and value <= 31 and _next_to_month(matches, index):
-        number_kind = "day"
-    key = number_key(value)
-    numbers.append(Number(value=value, kind=number_kind, key=key, text=token))
-    _add(weights, order, key, NUMBER_WEIGHT)
+    return Number(value, number_kind, number_key(value), token)
 
 
-def _next_to_month(matches: list[_Token], index: int) -> bool:
-    before = matches[index - 1][1].casefold() if index > 0 else ""
-    after = matches[index + 1][1].casefold() if index + 1 < len(matches) else ""
-    return before in lexicon.MONTHS or after in lexicon.MONTHS
+def _day_or_count(number: Number, before: str, after: str) -> Number:
+    """A small count next to a month name ("March 1", "1 марта") is a day of the month."""
+    if before in lexicon.MONTHS or after in lexicon.MONTHS:
+        return number._replace(kind="day")
+    return number
+
+
+def _number_word(key: str, token: str) -> Number:
+    value = float(lexicon.NUMBER_WORDS[key])
+    return Number(value, "count", number_key(value), token)
 
 
 def _add_acronyms(
     text: str,
     matches: list[_Token],
-    keys_at: list[str | None],
+    keys_at: list[str | None] | None,
     capitals: list[int],
     weights: dict[str, float],
     order: list[str],
@@ -389,7 +597,8 @@ def _add_acronyms(
         follower_at = span[-1] + 1
         follower = matches[follower_at] if follower_at < len(matches) else None
         if (
-            follower is not None
+            keys_at is not None  # None only when the text has no "(" for an acronym to follow
+            and follower is not None
             and text[matches[span[-1]][3] : follower[2]].strip() == "("
             and follower[1].isupper()
             and len(follower[1]) >= 2
