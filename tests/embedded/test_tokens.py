@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ragmetrics_core.judges.embedded.normalize import _tokens
+from ragmetrics_core.judges.embedded.normalize import _TOKEN_RE, _tokens, terms
 
 ALPHABET = [*"ab Zé1 2,.'-()\t\n\u00a0я", "889", "don't", "CO2", "  "]
 
@@ -26,3 +26,21 @@ def test_single_spaces_and_mixed_whitespace() -> None:
         ("word", "The", 0, 3), ("word", "tower", 4, 9), ("num", "1 889", 11, 16), ("word", "m", 17, 18)
     ]
     assert _tokens("The  tower") == [("word", "The", 0, 3), ("word", "tower", 5, 10)]
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from(["5", "15", "889", "000", "1,889", " ", "\t", "\n", "\u00a0", "\u2009"]),
+                max_size=20))
+def test_digit_groups_join_across_the_token_patterns_separators_only(pieces: list[str]) -> None:
+    text = "".join(pieces)
+    expected = [match.group() for match in _TOKEN_RE.finditer(text) if match.lastgroup == "num"]
+    assert [token for kind, token, _, _ in _tokens(text) if kind == "num"] == expected
+
+
+def test_numbers_split_by_a_tab_or_a_line_break_are_two_numbers() -> None:
+    for separator in ("\t", "\n"):
+        text = f"It has 5{separator}889 steps."
+        assert [token for kind, token, _, _ in _tokens(text) if kind == "num"] == ["5", "889"]
+        assert {number.value for number in terms(text).numbers} == {5.0, 889.0}
+    assert [number.value for number in terms("It has 5 889 steps.").numbers] == [5889.0]
+    assert [number.value for number in terms("Population: 15 000 000.").numbers] == [15_000_000.0]

@@ -28,6 +28,8 @@ _TOKEN_RE = re.compile(
     rf"|(?P<word>[^\W\d_{_CJK}]+(?:'[^\W\d_{_CJK}]+)*)"
 )
 _HAS_CJK_RE = re.compile(f"[{_CJK}]")
+_GROUP_SEPARATORS = " \u00a0\u202f\u2009"  # the separators of digit groups the token pattern accepts
+_GROUPED_RE = re.compile(r"\d{1,3}(?:[, \u00a0\u202f\u2009]\d{3})*")
 _THOUSANDS_RE = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")
 _ZH_DATE_UNIT_RE = re.compile(r"(?<=\d)\s*[年月日号]")
 _PHRASE_RE = re.compile(
@@ -659,11 +661,12 @@ def _tokens(text: str) -> list[_Token]:
                 previous is not None
                 and previous[0] == "num"
                 and len(core) == 3
-                and previous[1].isdigit()
-                and len(previous[1]) <= 3
                 and offset - previous[3] == 1
+                and text[previous[3]] in _GROUP_SEPARATORS
+                and _GROUPED_RE.fullmatch(previous[1]) is not None
             ):
-                # "1 889" / "15 000": a space (or no-break space) between digit groups.
+                # "1 889" / "15 000 000": a space (or no-break space) between digit groups, as the token pattern
+                # reads them; not a tab or a line break.
                 found[-1] = ("num", text[previous[2] : offset + 3], previous[2], offset + 3)
             else:
                 found.append(("num", core, offset, offset + len(core)))
