@@ -28,8 +28,7 @@ _TOKEN_RE = re.compile(
     rf"|(?P<word>[^\W\d_{_CJK}]+(?:'[^\W\d_{_CJK}]+)*)"
 )
 _HAS_CJK_RE = re.compile(f"[{_CJK}]")
-_GROUP_SEPARATORS = " \u00a0\u202f\u2009"  # the separators of digit groups the token pattern accepts
-_GROUPED_RE = re.compile(r"\d{1,3}(?:[, \u00a0\u202f\u2009]\d{3})*")
+_SPACED_DIGITS_RE = re.compile(r"\d[\u00a0\u202f\u2009 ]\d")  # the digit-group separators the pattern accepts
 _THOUSANDS_RE = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")
 _ZH_DATE_UNIT_RE = re.compile(r"(?<=\d)\s*[年月日号]")
 _PHRASE_RE = re.compile(
@@ -633,7 +632,8 @@ def _tokens(text: str) -> list[_Token]:
 
     Equivalent to scanning the whole text with the token pattern, several times faster on ordinary prose.
     """
-    if not text.isascii() and _HAS_CJK_RE.search(text):
+    if (not text.isascii() and _HAS_CJK_RE.search(text)) or _SPACED_DIGITS_RE.search(text):
+        # Chinese, or digit groups that may form one number across a space ("1 889"): the pattern decides.
         return [(match.lastgroup or "word", match.group(), match.start(), match.end())
                 for match in _TOKEN_RE.finditer(text)]
     found: list[_Token] = []
@@ -656,20 +656,7 @@ def _tokens(text: str) -> list[_Token]:
         if core.isalpha():
             found.append(("word", core, offset, offset + len(core)))
         elif core.isdigit():
-            previous = found[-1] if found else None
-            if (
-                previous is not None
-                and previous[0] == "num"
-                and len(core) == 3
-                and offset - previous[3] == 1
-                and text[previous[3]] in _GROUP_SEPARATORS
-                and _GROUPED_RE.fullmatch(previous[1]) is not None
-            ):
-                # "1 889" / "15 000 000": a space (or no-break space) between digit groups, as the token pattern
-                # reads them; not a tab or a line break.
-                found[-1] = ("num", text[previous[2] : offset + 3], previous[2], offset + 3)
-            else:
-                found.append(("num", core, offset, offset + len(core)))
+            found.append(("num", core, offset, offset + len(core)))
         else:
             found.extend(
                 (match.lastgroup or "word", match.group(), offset + match.start(), offset + match.end())
