@@ -14,6 +14,7 @@ from pathlib import Path
 
 from ragmetrics_core.formats import InputError, RowError, parse_column_mapping
 from ragmetrics_core.judge_factory import JudgeConfigError, JudgeSettings
+from ragmetrics_core.metrics import MetricOptions, Scoring
 from ragmetrics_core.report.summary import format_table, format_usage
 
 EXIT_OK, EXIT_PARTIAL, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
@@ -107,6 +108,13 @@ def _evaluate_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
     evaluate.add_argument(
         "--cache", metavar="PATH", help="SQLite file caching judge calls (env RAGMETRICS_JUDGE_CACHE)"
     )
+    evaluate.add_argument(
+        "--scoring",
+        choices=("graded", "binary"),
+        default="graded",
+        help="graded (default): count each claim by the judge's graded support where it gives one; binary: "
+        "verdicts only (entailed = 1)",
+    )
     evaluate.add_argument("--concurrency", type=int, default=4, help="samples evaluated at once (default 4)")
     evaluate.add_argument("--limit", type=int, help="evaluate only the first N samples")
     evaluate.add_argument("-o", "--out", help="results file, .jsonl (everything) or .csv (one column per score)")
@@ -171,6 +179,7 @@ def _evaluate(args: argparse.Namespace) -> int:
         columns=parse_column_mapping(args.column),
         metrics=metrics,
         judge=settings,
+        options=MetricOptions(scoring=Scoring(args.scoring)),
         concurrency=args.concurrency,
         limit=args.limit,
         progress=args.progress,

@@ -224,3 +224,25 @@ def test_ctrl_c_leaves_valid_partial_output_and_a_rerun_resumes(tmp_path: Path) 
     assert f"{done + 10} samples: 10 evaluated, {done} resumed, 0 failed" in rerun.stdout
     rows = read_jsonl(out)
     assert len(rows) == done + 10 == len({row["sample_id"] for row in rows})
+
+
+def test_scoring_option_chooses_graded_or_binary_scores(tmp_path: Path, run_cli: RunCli) -> None:
+    # "The Eiffel Tower is 330 metres tall": one chunk says "The tower is 330 metres tall", another names the
+    # tower, so the claim is supported jointly but not verbatim: binary counts it fully, graded in part.
+    write_jsonl(tmp_path / "in.jsonl", [{
+        "user_input": "How tall is the Eiffel Tower?",
+        "response": "The Eiffel Tower is 330 metres tall.",
+        "reference": "The Eiffel Tower is 330 metres tall.",
+        "retrieved_contexts": ["The Eiffel Tower is a wrought-iron tower in Paris.",
+                               "The tower is 330 metres tall, about the height of an 81-storey building."],
+    }])
+    scores: dict[str, float] = {}
+    for scoring in ("graded", "binary"):
+        done = run_cli("evaluate", "in.jsonl", "--out", f"{scoring}.jsonl", "--metrics", "context_recall",
+                       "--scoring", scoring)
+        assert done.returncode == 0, done.stderr
+        [row] = read_jsonl(tmp_path / f"{scoring}.jsonl")
+        scores[scoring] = row["scores"]["context_recall"]["score"]
+    assert scores["binary"] == 1.0
+    assert 0.5 <= scores["graded"] < 1.0
+    assert run_cli("evaluate", "in.jsonl", "--scoring", "fuzzy").returncode == 2

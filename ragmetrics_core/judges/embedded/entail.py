@@ -216,7 +216,7 @@ def check(claim: Terms, premise: Premise, label: str = "premise") -> Check:
         suffix = f"; number {', '.join(matched)} matches" if matched else ""
         return _verdict(Verdict.ENTAILED, confidence=round(window.coverage, 4), rationale=covered + suffix,
                         support=_graded(_entailed_support(window.coverage, _threshold(total)), total,
-                                        _pieces(window.positions)))
+                                        _pieces(window.positions, premise.group)))
     reason = covered
     if absent_numbers:
         reason += f"; number {', '.join(absent_numbers)} not in {label}"
@@ -225,7 +225,7 @@ def check(claim: Terms, premise: Premise, label: str = "premise") -> Check:
     support = _partial_support(window.coverage, _threshold(total))
     if absent_numbers:
         support *= ABSENT_NUMBER_SUPPORT
-    support = _graded(support, total, _pieces(window.positions))
+    support = _graded(support, total, _pieces(window.positions, premise.group))
     return _verdict(Verdict.NEUTRAL, confidence=round(1.0 - window.coverage, 4), rationale=reason, support=support)
 
 
@@ -233,10 +233,11 @@ def _threshold(total: float) -> float:
     return LONG_CLAIM_THRESHOLD if total > LONG_CLAIM_WEIGHT else ENTAIL_THRESHOLD
 
 
-def _pieces(positions: tuple[int, ...]) -> int:
-    """How many runs of consecutive sentences a window is made of."""
+def _pieces(positions: tuple[int, ...], group: tuple[int, ...]) -> int:
+    """How many runs of consecutive sentences of one chunk a window is made of (the last sentence of a chunk and
+    the first of the next are not consecutive prose)."""
     ordered = sorted(positions)
-    return 1 + sum(1 for before, after in pairwise(ordered) if after != before + 1)
+    return 1 + sum(1 for before, after in pairwise(ordered) if after != before + 1 or group[after] != group[before])
 
 
 def _entailed_support(coverage: float, threshold: float) -> float:
