@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 from ragmetrics_core.evidence import Check, Evidence, Verdict
-from ragmetrics_core.metrics.claims import categorize, grounding, relevant_chunks
+from ragmetrics_core.metrics.claims import categorize, grounding, relevant_chunks, strength_reader
+from ragmetrics_core.metrics.options import Scoring
 from ragmetrics_core.results import ClaimExplanation
 from ragmetrics_core.sample import RagSample
+
+# The judge's own grade, whatever the scoring: an explanation shows what the judge established.
+_GRADED = strength_reader(Scoring.GRADED)
 
 
 def explain(evidence: Evidence, sample: RagSample) -> list[ClaimExplanation]:
@@ -60,14 +64,10 @@ def _explanation(
         supporting_chunks=supporting,
         contradicting_chunks=contradicting,
         supported_by_contexts_jointly=None if joint is None else joint.entailed,
-        grounding=None if row is None else grounding(row, joint, _strength),
+        grounding=None if row is None else grounding(row, joint, _GRADED),
         category=category,
         rationale=" | ".join(rationales) or None,
     )
-
-
-def _strength(check: Check) -> float:
-    return check.strength
 
 
 def _at(values: list[Check] | None, index: int) -> Check | None:

@@ -134,13 +134,13 @@ class _Checker:
         supports keeps that verdict; otherwise the joined chunks are checked and the stronger verdict kept."""
         column: list[Check] = []
         for number, claim in enumerate(claims):
+            if rows is not None and len(self.chunks) == 1:
+                column.append(_from_chunk(0, rows[number][0]))  # one chunk: together is the chunk itself
+                continue
             best = None if rows is None else max(
                 ((chunk, check) for chunk, check in enumerate(rows[number]) if check.entailed),
                 key=lambda pair: pair[1].strength, default=None,
             )
-            if rows is not None and len(self.chunks) == 1:
-                column.append(_from_chunk(0, rows[number][0]))  # one chunk: together is the chunk itself
-                continue
             if best is not None and best[1].strength >= 1.0:
                 column.append(_from_chunk(*best))  # full support already
                 continue
