@@ -89,3 +89,14 @@ def test_empty_and_odd_text() -> None:
     assert terms("").total == 0
     assert terms("... !!! ---").total == 0
     assert terms("\u200b\u202e\ufeffParis\U0001f600").weights.keys() == {"paris"}
+
+
+def test_year_ranges_and_month_abbreviations_match_their_full_forms() -> None:
+    assert {n.key for n in terms("the 2018–19 season").numbers} == {"#2018", "#2019"}
+    assert {n.key for n in terms("in the 1998-99 season.").numbers} == {"#1998", "#1999"}
+    # Not a range: a date, a version, a second number not after the first year.
+    assert {n.key for n in terms("on 2010-12-04").numbers} == {"#2010", "#12", "#4"}
+    assert {n.key for n in terms("v1.2010-11").numbers} >= {"#11"}
+    assert {n.key for n in terms("the 2019-05 report").numbers} == {"#2019", "#5"}
+    assert set(terms("Nov. 10, 2018").weights) == set(terms("November 10, 2018").weights)
+    assert set(terms("Sept. 3").weights) == set(terms("September 3").weights)

@@ -168,6 +168,10 @@ SYNONYM_GROUPS: tuple[tuple[str, ...], ...] = (
     ("job", "work", "employment", "position"),
     ("waste", "byproduct"),
     ("usa", "america"),
+    # month abbreviations of news and reference text ("Nov. 10, 2018")
+    ("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"), ("june", "jun"),
+    ("july", "jul"), ("august", "aug"), ("september", "sep", "sept"), ("october", "oct"), ("november", "nov"),
+    ("december", "dec"),
     ("uk", "britain"),
     ("большой", "крупный", "огромный", "значительный"),
     ("построить", "построена", "построен", "возвести", "возведена", "сооружена", "завершена", "завершить"),

@@ -28,6 +28,8 @@ _TOKEN_RE = re.compile(
     rf"|(?P<word>[^\W\d_{_CJK}]+(?:'[^\W\d_{_CJK}]+)*)"
 )
 _HAS_CJK_RE = re.compile(f"[{_CJK}]")
+# "2018–19", not part of a date or a version ("2010-12-04", "1.2010-11")
+_YEAR_RANGE_RE = re.compile(r"(?<![\d./-])((?:1[5-9]|20)\d\d)([-–])(\d\d)(?!\d|[./-]\d)")
 _SPACED_DIGITS_RE = re.compile(r"\d[\u00a0\u202f\u2009 ]\d")  # the digit-group separators the pattern accepts
 _THOUSANDS_RE = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")
 _ZH_DATE_UNIT_RE = re.compile(r"(?<=\d)\s*[年月日号]")
@@ -135,6 +137,12 @@ def prepare(text: str) -> str:
     return text
 
 
+def _full_range(match: re.Match[str]) -> str:
+    first, dash, short = match.group(1), match.group(2), match.group(3)
+    end = int(first[:2] + short)
+    return f"{first}{dash}{end}" if end > int(first) else match.group(0)
+
+
 def word_key(word: str) -> str:
     """The term key of one word (stemmed, synonyms merged)."""
     key = _word_key(word)
@@ -159,6 +167,10 @@ def terms(text: str) -> Terms:
     Memoised: the result is immutable and depends on ``text`` only, so the cache changes speed, never output.
     """
     text = prepare(text)
+    if ("-" in text or "–" in text) and _YEAR_RANGE_RE.search(text):
+        # "2018–19" is 2018 to 2019: the second year in full, so it matches "2018-2019" (terms only: the
+        # claim's text stays as written).
+        text = _YEAR_RANGE_RE.sub(_full_range, text)
     lowered = text.casefold()
     if (not lowered.isascii() or any(map(lowered.__contains__, _PHRASE_CUES))) and _PHRASE_SEARCH_RE.search(lowered):
         text = _PHRASE_RE.sub(lambda match: lexicon.PHRASES[match.group(0).casefold()], text)
