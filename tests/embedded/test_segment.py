@@ -21,9 +21,10 @@ from ragmetrics_core.judges.embedded.segment import MAX_SENTENCES, language, sen
         ("They sell pens, paper, etc. The shop opens at 9.", ["They sell pens, paper, etc.", "The shop opens at 9."]),
         ('Annie Zaleski of "The A.V. Club" praised it. J.R.R. Tolkien agreed. So did we.',
          ['Annie Zaleski of "The A.V. Club" praised it.', "J.R.R. Tolkien agreed.", "So did we."]),
+        ("The panel dates from c. 1491. It is fine.", ["The panel dates from c. 1491.", "It is fine."]),
     ],
     ids=["abbreviations-decimals", "quotes", "ellipsis-question", "initials", "lower-case-chat", "etc",
-         "runs-of-initials"],
+         "runs-of-initials", "circa"],
 )
 def test_english(text: str, expected: list[str]) -> None:
     assert sentences(text) == expected

@@ -109,7 +109,7 @@ ZH_NEGATION_FALSE_FRIENDS = ("不仅", "不但", "无论", "非常", "未来", "
 ABBREVIATIONS = frozenset(
     words("""
     mr mrs ms dr prof sr jr st vs etc e.g i.e u.s u.k u.n inc ltd co corp no nos fig figs approx al gen gov sen
-    rep mt ft jan feb mar apr jun jul aug sep sept oct nov dec est dept univ ave blvd vol vols pp p cf ca op
+    rep mt ft jan feb mar apr jun jul aug sep sept oct nov dec est dept univ ave blvd vol vols pp p cf ca c op
     т.е т.к т.д т.п т.н г гг им ул д стр см напр др пр млн млрд тыс руб коп в вв н.э проф акад обл р ст дж
     """)
 )
