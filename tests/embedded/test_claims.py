@@ -66,6 +66,19 @@ def test_adverbial_arguments_become_separate_claims() -> None:
     ]
 
 
+def test_a_preposition_inside_the_subject_is_not_an_argument() -> None:
+    # "in Bruges" and "in England" describe the subject; splitting there lost the verb ("The panel in Bruges is").
+    assert _texts("The panel in Bruges is in the best condition and of exceptional quality.") == [
+        "The panel in Bruges is in the best condition and of exceptional quality"
+    ]
+    assert _texts("The museum in Paris opened in 1793 with 537 paintings.") == [
+        "The museum in Paris opened in 1793", "The museum in Paris opened with 537 paintings"
+    ]
+    assert _texts("Музей в Париже открылся в 1793 году с 537 картинами.") == [
+        "Музей в Париже открылся в 1793 году", "Музей в Париже открылся с 537 картинами"
+    ]
+
+
 def test_questions_hedges_and_empty_sentences_are_not_claims() -> None:
     assert _texts("Do you like it? Yes, I think that Paris is big. Haha!") == ["Paris is big"]
     assert _texts("") == []

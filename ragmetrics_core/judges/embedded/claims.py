@@ -156,8 +156,10 @@ def _split_arguments(clause: str, *, ru: bool) -> list[str]:
     prepositions = _RU_ARGUMENT_PREPOSITIONS if ru else _EN_ARGUMENT_PREPOSITIONS
     words = clause.split()
     lowered = clause.casefold().split()  # casefolding keeps whitespace where it is: the same words, in order
+    # An argument follows the verb: a preposition before it belongs to the subject ("The panel in Bruges is …").
+    verb_at = next((index for index, word in enumerate(lowered) if _looks_like_verb(word, index, ru=ru)), len(lowered))
     starts = [
-        index for index in range(2, len(lowered))
+        index for index in range(max(2, verb_at + 1), len(lowered))
         if lowered[index] in prepositions and lowered[index - 1] not in _NO_SPLIT_BEFORE
     ]
     if len(starts) < 2:
@@ -169,6 +171,17 @@ def _split_arguments(clause: str, *, ru: bool) -> list[str]:
     if not all(has_content_word(phrase[1:]) for phrase in phrases):
         return [clause]
     return [" ".join([*head, *phrase]).rstrip(",") for phrase in phrases]
+
+
+def _looks_like_verb(word: str, index: int, *, ru: bool) -> bool:
+    """An auxiliary, a common verb, or (English) a past form in -ed / (Russian) a verb ending after the first word."""
+    word = word.strip(",")
+    if ru:
+        # reflexive forms too ("открылся", "состоялась")
+        return word in lexicon.RU_COPULAS or (
+            index > 0 and (bool(_RU_VERB_RE.search(word)) or word.endswith(("ся", "сь")))
+        )
+    return word in lexicon.EN_AUXILIARIES or word in _EN_COMMON_VERBS or (len(word) >= 4 and word.endswith("ed"))
 
 
 def _split_clauses(part: str, subject: str | None, *, ru: bool) -> list[str]:
