@@ -13,12 +13,13 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from ragmetrics_core.engine import Evaluator
-from ragmetrics_core.evidence import Check, Claim, Evidence, Verdict
+from ragmetrics_core.evidence import Check, Evidence, Verdict
 from ragmetrics_core.metrics import MetricOptions, Scoring
 from ragmetrics_core.metrics.claims import ClaimCategory, categorize, category_measures
 from ragmetrics_core.metrics.formulas import over_levels
 from ragmetrics_core.sample import RagSample
 from tests.core.conftest import SubstringJudge
+from tests.core.test_identities import sample_and_evidence
 
 GRADED = MetricOptions(scoring=Scoring.GRADED)
 BINARY = MetricOptions(scoring=Scoring.BINARY)
@@ -41,23 +42,8 @@ def graded_checks(draw: st.DrawFn) -> Check:
     return Check(verdict=draw(st.sampled_from([Verdict.NEUTRAL, Verdict.CONTRADICTED])), support=support)
 
 
-@st.composite
-def sample_and_evidence(draw: st.DrawFn) -> tuple[RagSample, Evidence]:
-    n_r, n_g, k = draw(st.integers(1, 4)), draw(st.integers(1, 4)), draw(st.integers(1, 4))
-    with_joint = draw(st.booleans())
-    checks = graded_checks()
-    sample = RagSample(user_input="q", response="r", reference="g", retrieved_contexts=[f"c{j}" for j in range(k)])
-    evidence = Evidence(
-        response_claims=[Claim(text=f"r{i}") for i in range(n_r)],
-        reference_claims=[Claim(text=f"g{i}") for i in range(n_g)],
-        response_vs_reference=draw(st.lists(checks, min_size=n_r, max_size=n_r)),
-        reference_vs_response=draw(st.lists(checks, min_size=n_g, max_size=n_g)),
-        response_vs_chunks=draw(st.lists(st.lists(checks, min_size=k, max_size=k), min_size=n_r, max_size=n_r)),
-        reference_vs_chunks=draw(st.lists(st.lists(checks, min_size=k, max_size=k), min_size=n_g, max_size=n_g)),
-        response_vs_contexts=draw(st.lists(checks, min_size=n_r, max_size=n_r)) if with_joint else None,
-        reference_vs_contexts=draw(st.lists(checks, min_size=n_g, max_size=n_g)) if with_joint else None,
-    )
-    return sample, evidence
+def graded_evidence() -> st.SearchStrategy[tuple[RagSample, Evidence]]:
+    return sample_and_evidence(checks=graded_checks(), max_size=4)
 
 
 def _at_level(check: Check, level: float) -> Check:
@@ -89,7 +75,7 @@ def _scores(sample: RagSample, evidence: Evidence, options: MetricOptions) -> di
 
 
 @settings(max_examples=200, deadline=None)
-@given(sample_and_evidence())
+@given(graded_evidence())
 def test_graded_scores_are_binary_scores_averaged_over_strictness(pair: tuple[RagSample, Evidence]) -> None:
     sample, evidence = pair
     graded = _scores(sample, evidence, GRADED)
@@ -114,7 +100,7 @@ def test_graded_scores_are_binary_scores_averaged_over_strictness(pair: tuple[Ra
 
 
 @settings(max_examples=200, deadline=None)
-@given(sample_and_evidence())
+@given(graded_evidence())
 def test_identities_hold_for_graded_scores(pair: tuple[RagSample, Evidence]) -> None:
     sample, evidence = pair
     s = _scores(sample, evidence, GRADED)
@@ -129,7 +115,7 @@ def test_identities_hold_for_graded_scores(pair: tuple[RagSample, Evidence]) -> 
 
 
 @settings(max_examples=200, deadline=None)
-@given(sample_and_evidence())
+@given(graded_evidence())
 def test_binary_scoring_reads_the_verdicts_only(pair: tuple[RagSample, Evidence]) -> None:
     sample, evidence = pair
     plain = _evidence_at_level(evidence.model_copy(), 0.5)  # the verdicts, supports dropped

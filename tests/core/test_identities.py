@@ -11,14 +11,17 @@ from ragmetrics_core.evidence import Check, Claim, Evidence, Verdict
 from ragmetrics_core.sample import RagSample
 from tests.core.conftest import SubstringJudge
 
-checks = st.sampled_from([Check(verdict=v) for v in Verdict])
+plain_checks = st.sampled_from([Check(verdict=v) for v in Verdict])
 
 
 @st.composite
-def sample_and_evidence(draw: st.DrawFn) -> tuple[RagSample, Evidence]:
-    n_r = draw(st.integers(1, 6))
-    n_g = draw(st.integers(1, 6))
-    k = draw(st.integers(1, 5))
+def sample_and_evidence(
+    draw: st.DrawFn, checks: st.SearchStrategy[Check] = plain_checks, max_size: int = 6
+) -> tuple[RagSample, Evidence]:
+    """A sample and complete evidence for it: every claim list and verdict matrix, drawn from ``checks``."""
+    n_r = draw(st.integers(1, max_size))
+    n_g = draw(st.integers(1, max_size))
+    k = draw(st.integers(1, min(5, max_size)))
     with_joint = draw(st.booleans())
     sample = RagSample(user_input="q", response="r", reference="g", retrieved_contexts=[f"c{j}" for j in range(k)])
     evidence = Evidence(

@@ -12,6 +12,7 @@ negation, or has the claim's two names in swapped roles; *neutral* otherwise.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import pairwise
@@ -282,26 +283,22 @@ def _numbers_may_clash(claim: Terms, premise: Premise) -> bool:
 def _content_bound(claim: Terms, premise: Premise) -> float:
     """An upper bound of :func:`_content_coverage` over every window: the share of the claim's non-number
     content found anywhere in the premise."""
-    keys = premise.keys
+    return _content_share(claim, premise.keys)
+
+
+def _content_coverage(claim: Terms, premise: Premise, window: _Window) -> float:
+    """Coverage of the claim without its numbers: how well the window is about the same thing."""
+    return _content_share(claim, set().union(*(premise.units[position].weights for position in window.positions)))
+
+
+def _content_share(claim: Terms, keys: AbstractSet[str]) -> float:
+    """The share of the claim's weighted content, numbers left out, whose terms are in ``keys``."""
     total = earned = 0.0
     for key, weight in claim.weights.items():
         if key[0] == "#":
             continue
         total += weight
         if key in keys:
-            earned += weight
-    return earned / total if total else 0.0
-
-
-def _content_coverage(claim: Terms, premise: Premise, window: _Window) -> float:
-    """Coverage of the claim without its numbers: how well the window is about the same thing."""
-    present: set[str] = set().union(*(premise.units[position].weights for position in window.positions))
-    total = earned = 0.0
-    for key, weight in claim.weights.items():
-        if key[0] == "#":
-            continue
-        total += weight
-        if key in present:
             earned += weight
     return earned / total if total else 0.0
 
