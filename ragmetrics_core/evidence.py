@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from enum import StrEnum
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
 
 class Verdict(StrEnum):
@@ -52,15 +52,21 @@ class Check(BaseModel):
     rationale: str | None = None
     support: float | None = Field(default=None, ge=0.0, le=1.0)
 
-    @model_validator(mode="after")
-    def _support_agrees_with_verdict(self) -> Check:
-        if self.support is not None and (self.support >= VERDICT_STRICTNESS) != (self.verdict is Verdict.ENTAILED):
-            side = "at least" if self.verdict is Verdict.ENTAILED else "below"
+    # A field validator, not a model one: it runs once when a check is built, not again each time a built
+    # check is placed into Evidence (pydantic re-runs model validators on instances, not field validators).
+    @field_validator("support")
+    @classmethod
+    def _support_agrees_with_verdict(cls, support: float | None, info: ValidationInfo) -> float | None:
+        verdict = info.data.get("verdict")
+        if support is not None and verdict is not None and (support >= VERDICT_STRICTNESS) != (
+            verdict is Verdict.ENTAILED
+        ):
+            side = "at least" if verdict is Verdict.ENTAILED else "below"
             raise ValueError(
-                f"support {self.support} contradicts the verdict {self.verdict.value!r}: "
+                f"support {support} contradicts the verdict {verdict.value!r}: "
                 f"it must be {side} {VERDICT_STRICTNESS} for that verdict"
             )
-        return self
+        return support
 
     @property
     def entailed(self) -> bool:
