@@ -29,12 +29,14 @@ from ragmetrics_core.evidence import (
 )
 from ragmetrics_core.explain import explain
 from ragmetrics_core.judges.base import CheckRequest, ExtractionRequest, Judge, JudgeError, Usage
-from ragmetrics_core.metrics import METRICS, MetricOptions, MetricSpec, Strengths
+from ragmetrics_core.metrics import METRICS, MetricOptions, MetricSpec, MetricValue, Strengths
+from ragmetrics_core.metrics.registry import unmet_inputs
 from ragmetrics_core.results import Direction, EvaluationResult, MetricScore
 from ragmetrics_core.sample import RagSample
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
+_ALL_PARTS = frozenset(EvidencePart)
 
 
 class Evaluator:
@@ -79,8 +81,8 @@ class Evaluator:
         """
         if not isinstance(sample, RagSample):
             raise TypeError(f"sample must be a RagSample, got {type(sample).__name__}")
-        specs = [METRICS[metric] for metric in self.metrics]
-        runnable = [spec for spec in specs if not spec.requires(sample, self.options)]
+        unmet = self._unmet_inputs(sample)
+        runnable = [METRICS[metric] for metric in self.metrics if not unmet[metric]]
         required, optional = self._plan(runnable, sample)
         # Work on a copy: judge errors are recorded on it, never on the caller's object.
         evidence = Evidence() if evidence is None else evidence.model_copy(update={"errors": dict(evidence.errors)})
@@ -88,12 +90,38 @@ class Evaluator:
         if problems:
             raise ValueError("precomputed evidence does not fit the sample: " + "; ".join(problems))
         evidence, usage = await self._gather(sample, evidence, required, optional)
-        return self.score(sample, evidence, usage)
+        return self._score(sample, evidence, usage, unmet)
 
     def score(self, sample: RagSample, evidence: Evidence, usage: Usage | None = None) -> EvaluationResult:
         """Read the requested metrics off ``evidence`` without calling the judge."""
+        return self._score(sample, evidence, usage, self._unmet_inputs(sample))
+
+    def _unmet_inputs(self, sample: RagSample) -> dict[str, list[str]]:
+        """Per requested metric, the inputs the sample lacks (each distinct input test runs once)."""
+        found: dict[Callable[[RagSample, MetricOptions], list[str]], list[str]] = {}
+        unmet: dict[str, list[str]] = {}
+        for metric in self.metrics:
+            requires = METRICS[metric].requires
+            missing = found.get(requires)
+            if missing is None:
+                missing = found[requires] = requires(sample, self.options)
+            unmet[metric] = missing
+        return unmet
+
+    def _score(
+        self, sample: RagSample, evidence: Evidence, usage: Usage | None, unmet: dict[str, list[str]]
+    ) -> EvaluationResult:
         strengths = Strengths(evidence, sample, self.options)  # shared: the metrics derive much the same
-        scores = {metric: self._metric_score(METRICS[metric], strengths) for metric in self.metrics}
+        absent = evidence.missing(_ALL_PARTS)  # once, not once per metric
+        scores: dict[str, MetricScore] = {}
+        for metric in self.metrics:
+            spec = METRICS[metric]
+            missing = unmet[metric]
+            if missing:
+                value = unmet_inputs(missing)
+            else:
+                value = spec.value(evidence, spec.needs(sample, self.options) & absent, strengths)
+            scores[metric] = self._metric_score(spec, value)
         return EvaluationResult(
             sample_id=sample.id,
             judge=self.judge.name,
@@ -103,8 +131,7 @@ class Evaluator:
             usage=usage or Usage(),
         )
 
-    def _metric_score(self, spec: MetricSpec, strengths: Strengths) -> MetricScore:
-        value = spec.compute(strengths.evidence, strengths.sample, self.options, strengths)
+    def _metric_score(self, spec: MetricSpec, value: MetricValue) -> MetricScore:
         threshold = self.options.thresholds.get(spec.id, spec.default_threshold)
         label = None
         if value.score is not None:

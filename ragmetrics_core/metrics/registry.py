@@ -47,22 +47,40 @@ class MetricSpec:
         sample derive from its evidence (the engine passes one per sample)."""
         missing = self.requires(sample, options)
         if missing:
-            return MetricValue(None, f"missing input: {', '.join(missing)}")
+            return unmet_inputs(missing)
         gaps = evidence.missing(self.needs(sample, options))
+        return self.value(evidence, gaps, strengths or Strengths(evidence, sample, options))
+
+    def value(self, evidence: Evidence, gaps: frozenset[EvidencePart], strengths: Strengths) -> MetricValue:
+        """:meth:`compute` once the sample's inputs are known to be present and ``gaps`` (the parts of
+        :attr:`needs` the evidence lacks) is known: the engine establishes both once per sample."""
         if gaps:
             errors = [evidence.errors[p.value] for p in sorted(gaps) if p.value in evidence.errors]
             detail = "; ".join(errors) if errors else ", ".join(sorted(p.value for p in gaps))
             return MetricValue(None, f"evidence unavailable: {detail}")
         try:
-            return MetricValue(self.read(strengths or Strengths(evidence, sample, options)), "")
+            return MetricValue(self.read(strengths), "")
         except Undetermined as exc:
             return MetricValue(None, str(exc))
+
+
+def unmet_inputs(missing: list[str]) -> MetricValue:
+    """Undetermined because the sample lacks the inputs ``missing`` (what :attr:`MetricSpec.requires` found)."""
+    return MetricValue(None, f"missing input: {', '.join(missing)}")
 
 
 # ---------------------------------------------------------------- input requirements
 
 
+_REQUIREMENTS: dict[tuple[str, ...], Callable[[RagSample, MetricOptions], list[str]]] = {}
+
+
 def _missing(*fields: str) -> Callable[[RagSample, MetricOptions], list[str]]:
+    """The input test of ``fields``, one function per tuple of fields: the engine runs each distinct test once
+    per sample, however many metrics share it (only this module's table calls this, so the dict stays small)."""
+    known = _REQUIREMENTS.get(fields)
+    if known is not None:
+        return known
     checks: dict[str, Callable[[RagSample], bool]] = {
         "user_input": lambda s: bool(s.user_input.strip()),
         "response": lambda s: bool(s.response.strip()),
@@ -73,6 +91,7 @@ def _missing(*fields: str) -> Callable[[RagSample, MetricOptions], list[str]]:
     def requires(sample: RagSample, _options: MetricOptions) -> list[str]:
         return [name for name in fields if not checks[name](sample)]
 
+    _REQUIREMENTS[fields] = requires
     return requires
 
 
@@ -87,9 +106,14 @@ def _precision_strategy(sample: RagSample, options: MetricOptions) -> ContextPre
     return options.context_precision_strategy
 
 
+_CONTEXTS_AND_REFERENCE = _missing("retrieved_contexts", "reference")
+_CONTEXTS_AND_RESPONSE = _missing("retrieved_contexts", "response")
+
+
 def _context_precision_requires(sample: RagSample, options: MetricOptions) -> list[str]:
-    anchor = "reference" if _precision_strategy(sample, options) is ContextPrecisionStrategy.REFERENCE else "response"
-    return _missing("retrieved_contexts", anchor)(sample, options)
+    if _precision_strategy(sample, options) is ContextPrecisionStrategy.REFERENCE:
+        return _CONTEXTS_AND_REFERENCE(sample, options)
+    return _CONTEXTS_AND_RESPONSE(sample, options)
 
 
 def _context_precision_needs(sample: RagSample, options: MetricOptions) -> frozenset[EvidencePart]:

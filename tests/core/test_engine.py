@@ -224,3 +224,24 @@ def test_explanations_say_which_chunk_supports_which_claim(judge: SubstringJudge
     assert response[1].supporting_chunks == [2]
     reference = [e for e in result.explanations if e.source == "reference"]
     assert reference[1].supporting_chunks == [0]
+
+
+@pytest.mark.parametrize("fail_stage", [None, "extract", "check"])
+@pytest.mark.parametrize(
+    "update",
+    [{}, {"reference": None}, {"response": " "}, {"user_input": ""}, {"retrieved_contexts": [" ", ""]},
+     {"response": "...", "reference": "?"}],
+)
+def test_engine_reads_each_metric_as_its_spec_computes_it(
+    judge: SubstringJudge, fail_stage: str | None, update: dict[str, object]
+) -> None:
+    # The engine tests input requirements and evidence gaps once per sample; a metric's own compute() must agree.
+    judge.fail_stage = fail_stage
+    sample = RagSample.model_validate({**LIC.model_dump(), **update})
+    options = MetricOptions(context_precision_strategy=ContextPrecisionStrategy.RESPONSE) if update else MetricOptions()
+    evaluator = Evaluator(judge=judge, options=options)
+    result = evaluator.evaluate(sample)
+    for metric, score in result.scores.items():
+        value = METRICS[metric].compute(result.evidence, sample, options)
+        assert (score.score, score.reason) == (value.score, value.reason), metric
+    assert evaluator.score(sample, result.evidence).scores == result.scores
