@@ -123,3 +123,10 @@ def test_claims_keep_the_language_of_the_input() -> None:
 
 def test_claim_cap_on_huge_text() -> None:
     assert len(extract_claims("The tower is tall. " * 5000)) == MAX_CLAIMS
+
+
+def test_whitespace_before_punctuation_does_not_change_the_claims() -> None:
+    plain = _texts("The museum opened in 1902, and it holds 300 paintings.")
+    assert _texts("The museum opened in 1902 , and it holds 300 paintings .") == plain
+    assert _texts("The museum opened in 1902\u3000, and it holds 300 paintings\t.") == plain
+    assert plain == ["The museum opened in 1902", "it holds 300 paintings"]

@@ -22,6 +22,9 @@ MAX_CLAIMS = 64
 """Claims kept per text: a 1 MB response is judged on its first 64 claims (documented cap)."""
 
 _SPACE_BEFORE_PUNCT_RE = re.compile(r"\s+([,.;:!?])")
+_SPACE_BEFORE_PUNCT_TEST_RE = re.compile(r"\s[,.;:!?]")
+"""Where the pattern above matches (it ends in one of these pairs); a search for the pair is quicker than the
+substitution on the many sentences without one."""
 # Leading discourse markers and hedges: "yes, I think that X" asserts X.
 _HEDGE_RE = re.compile(
     r"^(?:(?:yes|yeah|yep|no|nope|well|oh|so|ok|okay|haha|hmm|actually|indeed|sure|right|да|нет|ну|что ж|嗯|是的)"
@@ -78,6 +81,8 @@ _EN_COMMON_VERBS = frozenset(
     words("won wrote led made took went became began founded built has have had won lost gave got ran held left "
     "includes contains uses serves remains plays lives works")
 )
+_EN_SUBJECT_VERBS = lexicon.EN_AUXILIARIES | _EN_COMMON_VERBS
+"""The verbs that end an English sentence's subject."""
 # Participles describing a lasting state ("located in"), as opposed to a past event ("founded in").
 _STATE_PARTICIPLES = frozenset(
     words("known located based headquartered situated owned operated managed used called named considered regarded")
@@ -104,7 +109,8 @@ def _claims(text: str) -> tuple[Claim, ...]:
     claims: list[Claim] = []
     previous_subject: str | None = None
     for sentence in sentences(text):
-        sentence = _SPACE_BEFORE_PUNCT_RE.sub(r"\1", sentence)
+        if _SPACE_BEFORE_PUNCT_TEST_RE.search(sentence):
+            sentence = _SPACE_BEFORE_PUNCT_RE.sub(r"\1", sentence)
         if sentence.endswith("?"):
             continue  # a question asserts nothing
         sentence = _FRAME_RE.sub("", _HEDGE_RE.sub("", sentence, count=1), count=1)
@@ -154,16 +160,23 @@ def _split_arguments(clause: str, *, ru: bool) -> list[str]:
     each phrase keeping the head of the clause (everything before the first phrase).
     """
     prepositions = _RU_ARGUMENT_PREPOSITIONS if ru else _EN_ARGUMENT_PREPOSITIONS
-    words = clause.split()
     lowered = clause.casefold().split()  # casefolding keeps whitespace where it is: the same words, in order
-    # An argument follows the verb: a preposition before it belongs to the subject ("The panel in Bruges is …").
-    verb_at = next((index for index, word in enumerate(lowered) if _looks_like_verb(word, index, ru=ru)), len(lowered))
     starts = [
-        index for index in range(max(2, verb_at + 1), len(lowered))
+        index for index in range(2, len(lowered))
         if lowered[index] in prepositions and lowered[index - 1] not in _NO_SPLIT_BEFORE
     ]
     if len(starts) < 2:
+        return [clause]  # most clauses: fewer than two phrases, whatever the verb (set lookups only)
+    # An argument follows the verb: a preposition before it belongs to the subject ("The panel in Bruges is …").
+    # A verb at or after the last candidate leaves none, so the search stops there.
+    verb_at = next(
+        (index for index, word in enumerate(lowered[: starts[-1]]) if _looks_like_verb(word, index, ru=ru)),
+        starts[-1],
+    )
+    starts = [index for index in starts if index > verb_at]
+    if len(starts) < 2:
         return [clause]
+    words = clause.split()
     head = words[: starts[0]]
     if not has_content_word(head):
         return [clause]
@@ -288,7 +301,7 @@ def _subject(body: str, *, ru: bool) -> str | None:
         is_verb = (
             lower in lexicon.RU_COPULAS or lower == "—" or (bool(_RU_VERB_RE.search(lower)) and index > 0)
             if ru
-            else lower in lexicon.EN_AUXILIARIES or lower in _EN_COMMON_VERBS
+            else lower in _EN_SUBJECT_VERBS
         )
         if is_verb:
             if index == 0:
