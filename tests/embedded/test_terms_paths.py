@@ -53,6 +53,7 @@ def test_one_pass_and_token_list_agree_with_a_cold_and_a_warm_word_cache(pieces:
         "Berlin hosted 3 (three) events, not 4.",
         "Life Insurance Corporation of India is large.",
         "I think you are right about 31 of them",
+        "Berlin (the capital) welcomed Lisbon visitors.",  # no two names side by side: no acronym to hand over
     ],
 )
 def test_one_pass_handles_everyday_sentences_like_the_token_list(text: str) -> None:

@@ -408,7 +408,7 @@ def _plain_terms(text: str) -> Terms | None:
         add(number.key, NUMBER_WEIGHT)
         if scope:
             negated_keys.add(number.key)
-    if len(capitals) >= 2:
+    if len(capitals) >= 2 and _may_form_a_name(parts, capitals):
         if "(" in text:
             return None  # "Life Insurance Corporation of India (LIC)": the acronym rule reads every token's key
         if untokened:
@@ -416,6 +416,16 @@ def _plain_terms(text: str) -> Terms | None:
         _add_acronyms(text, _tokens(text), None, capitals, weights, [])  # the order is the dict's
     # Every key was added in order of appearance, and only ever reweighted after: the order is the dict's.
     return _terms_tuple(weights, tuple(weights), numbers, negated, negated_keys, capital_keys)
+
+
+def _may_form_a_name(parts: list[str], capitals: list[int]) -> bool:
+    """Whether two consecutive capitalised parts have only connectors between them, which :func:`_joined` needs
+    of every word between their tokens: without such a pair the acronym rule adds nothing, and the text is not
+    tokenized for it (a sentence's first word and a name further on, the commonest case)."""
+    for before, after in pairwise(capitals):
+        if all(part.casefold() in _SPAN_CONNECTORS for part in parts[before + 1 : after]):
+            return True
+    return False
 
 
 def _part_starts(text: str, parts: list[str]) -> list[int]:
