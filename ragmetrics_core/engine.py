@@ -19,6 +19,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 from tqdm import tqdm
 
+from ragmetrics_core.construct import builder
 from ragmetrics_core.evidence import (
     CHECK_INPUTS,
     CHECK_PARTS,
@@ -37,6 +38,7 @@ from ragmetrics_core.sample import RagSample
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
 _ALL_PARTS = frozenset(EvidencePart)
+_new_metric_score = builder(MetricScore)  # fifteen a sample
 
 
 class Evaluator:
@@ -139,10 +141,10 @@ class Evaluator:
                 value.score <= threshold
             )
             label = "pass" if passed else "fail"
-        return MetricScore(
-            metric=spec.id, score=value.score, direction=spec.direction, reason=value.reason,
-            label=label, threshold=threshold,
-        )
+        return _new_metric_score({
+            "metric": spec.id, "score": value.score, "direction": spec.direction, "reason": value.reason,
+            "label": label, "threshold": threshold,
+        })
 
     def _plan(
         self, specs: Iterable[MetricSpec], sample: RagSample

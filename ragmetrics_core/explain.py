@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ragmetrics_core.construct import builder
 from ragmetrics_core.evidence import Check, Evidence, Verdict
 from ragmetrics_core.metrics.claims import categorize, grounding, relevant_chunks, strength_reader
 from ragmetrics_core.metrics.options import Scoring
@@ -10,6 +11,7 @@ from ragmetrics_core.sample import RagSample
 
 # The judge's own grade, whatever the scoring: an explanation shows what the judge established.
 _GRADED = strength_reader(Scoring.GRADED)
+_new_explanation = builder(ClaimExplanation)  # one per claim of every scored sample
 
 
 def explain(evidence: Evidence, sample: RagSample) -> list[ClaimExplanation]:
@@ -56,18 +58,18 @@ def _explanation(
     if joint is not None and joint.rationale and not supporting:
         rationales.append(f"all chunks: {joint.rationale}")
     rationales.extend(chunk_rationales)
-    return ClaimExplanation(
-        source=source,
-        index=index,
-        text=text,
-        against_reference=None if against is None else against.verdict,
-        supporting_chunks=supporting,
-        contradicting_chunks=contradicting,
-        supported_by_contexts_jointly=None if joint is None else joint.entailed,
-        grounding=None if row is None else grounding(row, joint, _GRADED),
-        category=category,
-        rationale=" | ".join(rationales) or None,
-    )
+    return _new_explanation({
+        "source": source,
+        "index": index,
+        "text": text,
+        "against_reference": None if against is None else against.verdict,
+        "supporting_chunks": supporting,
+        "contradicting_chunks": contradicting,
+        "supported_by_contexts_jointly": None if joint is None else joint.entailed,
+        "grounding": None if row is None else grounding(row, joint, _GRADED),
+        "category": category,
+        "rationale": " | ".join(rationales) or None,
+    })
 
 
 def _at(values: list[Check] | None, index: int) -> Check | None:

@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import re
 
+from ragmetrics_core.construct import builder
 from ragmetrics_core.evidence import Claim
 from ragmetrics_core.judges.embedded import lexicon
 from ragmetrics_core.judges.embedded.lexicon import words
 from ragmetrics_core.judges.embedded.memo import text_cache
 from ragmetrics_core.judges.embedded.normalize import has_content_word, terms
 from ragmetrics_core.judges.embedded.segment import language, sentences
+
+_new_claim = builder(Claim)
 
 MAX_CLAIMS = 64
 """Claims kept per text: a 1 MB response is judged on its first 64 claims (documented cap)."""
@@ -126,7 +129,7 @@ def _claims(text: str) -> tuple[Claim, ...]:
         for piece in pieces:
             cleaned = piece.strip(" ,;:-—")
             if _has_content(cleaned) and not _REACTION_RE.fullmatch(cleaned) and terms(cleaned).total > 0:
-                claims.append(Claim(text=cleaned))
+                claims.append(_new_claim({"text": cleaned}))
                 if len(claims) >= MAX_CLAIMS:
                     return tuple(claims)
         if subject is not None:

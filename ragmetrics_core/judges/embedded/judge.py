@@ -9,6 +9,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 
+from ragmetrics_core.construct import builder
 from ragmetrics_core.evidence import Check, Claim, EvidencePart, Verdict
 from ragmetrics_core.judges.base import (
     CheckRequest,
@@ -162,8 +163,11 @@ class _Checker:
 
 
 def _from_chunk(chunk: int, single: Check) -> Check:
-    return Check(verdict=single.verdict, confidence=single.confidence, support=single.support,
-                 rationale=f"chunk {chunk + 1}: {single.rationale}")
+    return _new_check({"verdict": single.verdict, "confidence": single.confidence, "support": single.support,
+                       "rationale": f"chunk {chunk + 1}: {single.rationale}"})
+
+
+_new_check = builder(Check)
 
 
 def _claim_terms(claims: Sequence[Claim]) -> list[Terms]:
