@@ -49,6 +49,8 @@ class Strengths:
         """Per chunk: the levels at which it entails some claim of ``matrix``."""
         assert matrix is not None
         _nonempty(matrix, what)
+        if matrix is self.evidence.reference_vs_chunks:
+            return self.relevance  # the same maximum over the reference claims, derived once
         return chunk_relevance(matrix, len(self.sample.retrieved_contexts), self.strength)
 
     @cached_property
