@@ -86,6 +86,10 @@ class EvaluationRecord:
     submitted_ns: int
     started_ns: int
     finished_ns: int
+    failure: str | None = None
+    """Why it failed, as a class (``invalid_sample``, ``judge_error``, ``timeout``, …): OTel's ``error.type``."""
+    metrics: tuple[str, ...] = ()
+    """The metric ids the evaluator was asked for (what a failed evaluation reports as failed)."""
 
     @property
     def ok(self) -> bool:
@@ -102,6 +106,7 @@ class EvaluationRecord:
             "sample_id": self.sample_id,
             "ok": self.ok,
             "error": self.error,
+            "failure": self.failure,
             "judge": self.judge,
             "decision": self.decision.value,
             "route": self.route,

@@ -174,7 +174,8 @@ class Worker:
             reason, error = "internal_error", f"internal error: {type(exc).__name__}"
         usage = result.usage if result is not None else Usage()
         try:
-            self._emit(submission, sample, result, error, started_ns, time.time_ns())
+            metrics = tuple(getattr(evaluator, "metrics", None) or ())
+            self._emit(submission, sample, result, error, reason, metrics, started_ns, time.time_ns())
         except Exception as exc:
             self._config.warn.warning("record", "ragmetrics could not build a record: %s", type(exc).__name__)
         finally:
@@ -213,6 +214,8 @@ class Worker:
         sample: RagSample | None,
         result: EvaluationResult | None,
         error: str | None,
+        failure: str | None,
+        metrics: tuple[str, ...],
         started_ns: int,
         finished_ns: int,
     ) -> None:
@@ -237,6 +240,8 @@ class Worker:
             submitted_ns=submission.submitted_ns,
             started_ns=started_ns,
             finished_ns=finished_ns,
+            failure=failure if error is not None else None,
+            metrics=metrics,
         )
         for runner in self._config.runners:
             if not runner.offer(record):

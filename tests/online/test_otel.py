@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from opentelemetry._logs import SeverityNumber
 from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.trace import StatusCode
 
@@ -157,16 +158,35 @@ def test_claim_events_and_log_events_can_be_turned_off(make_online: MakeOnline, 
     assert not telemetry.logs.get_finished_logs()
 
 
-def test_a_failed_evaluation_is_an_error_span_without_result_events(
+def test_a_failed_evaluation_is_an_error_span_and_error_typed_result_events(
     make_online: MakeOnline, telemetry: Telemetry
 ) -> None:
-    online = make_online(emitters=[otel(telemetry)])
+    online = make_online(emitters=[otel(telemetry)], metrics=("faithfulness", "context_recall"))
     online.submit(paris_draft(response=["not", "a", "string"]))
     assert online.flush(10)
     evaluation = by_name(telemetry.spans.get_finished_spans(), sc.EVALUATION_SPAN_NAME)
     assert evaluation.status.status_code is StatusCode.ERROR
     assert "invalid sample" in str((evaluation.attributes or {})[sc.ERROR])
-    assert not telemetry.logs.get_finished_logs()
+    # One gen_ai.evaluation.result per requested metric, each with error.type and no score.
+    events = [entry.log_record for entry in telemetry.logs.get_finished_logs()]
+    attributes = [dict(event.attributes or {}) for event in events]
+    assert sorted(a[sc.EVALUATION_NAME] for a in attributes) == ["context_recall", "faithfulness"]
+    assert all(a[sc.ERROR_TYPE] == "invalid_sample" and sc.EVALUATION_SCORE_VALUE not in a for a in attributes)
+    assert all("invalid sample" in str(a[sc.EVALUATION_EXPLANATION]) for a in attributes)
+    assert all(event.severity_number is SeverityNumber.ERROR for event in events)
+    # parented to the evaluated span (the RAG span created for the draft), like successful results
+    assert {event.trace_id for event in events} == {evaluation.context.trace_id}
+
+
+def test_a_judge_failure_reports_judge_error_on_each_metric(make_online: MakeOnline, telemetry: Telemetry) -> None:
+    online = make_online(judge=ScriptedJudge(fail=True, fail_message="upstream 503"), emitters=[otel(telemetry)],
+                         metrics=("faithfulness",))
+    online.submit(paris_draft())
+    assert online.flush(10)
+    [event] = [entry.log_record for entry in telemetry.logs.get_finished_logs()]
+    attributes = dict(event.attributes or {})
+    assert attributes[sc.EVALUATION_NAME] == "faithfulness"
+    assert attributes[sc.ERROR_TYPE] == "judge_error" and "upstream 503" in str(attributes[sc.EVALUATION_EXPLANATION])
 
 
 def all_telemetry_text(telemetry: Telemetry) -> str:

@@ -159,7 +159,7 @@ SYNONYM_GROUPS: tuple[tuple[str, ...], ...] = (
     ("locate", "located", "situated"),
     ("show", "shows", "display", "demonstrate"),
     ("help", "assist", "aid"),
-    ("fast", "quick", "rapid", "swift"),
+    ("fast", "quick", "rapid"),  # not "swift": far more often a name (Taylor Swift, Jonathan Swift) than speed
     ("famous", "renowned", "well-known", "notable", "popular", "celebrated"),
     ("movie", "film", "picture"),
     ("car", "automobile", "vehicle"),

@@ -107,7 +107,7 @@ class OtelEmitter:
                 span.set_status(Status(StatusCode.ERROR, record.error))
         finally:
             span.end(end_time=max(record.started_ns, record.finished_ns))
-        if self._log_events and record.result is not None:
+        if self._log_events and (record.result is not None or record.metrics):
             # Without a subject the evaluation span is the only span there is, so the events hang off it.
             evaluated = subject_context if record.subject is not None else trace.set_span_in_context(span, Context())
             self._emit_log_events(record, evaluated)
@@ -152,15 +152,23 @@ class OtelEmitter:
             span.set_attribute(sc.CLAIMS_OMITTED, len(claims) - len(kept))
 
     def _emit_log_events(self, record: EvaluationRecord, context: Context) -> None:
+        """One ``gen_ai.evaluation.result`` per metric: its score, or, when the evaluation failed before any
+        score, its ``error.type`` (as the GenAI conventions ask of an evaluation that ended in an error)."""
         logger = self._get_logger()
-        for metric, entry in record.scores.items():
+        if record.result is not None:
+            severity = SeverityNumber.INFO
+            events = [_result_event_attributes(metric, entry, record) for metric, entry in record.scores.items()]
+        else:
+            severity = SeverityNumber.ERROR
+            events = [_failure_event_attributes(metric, record) for metric in record.metrics]
+        for attributes in events:
             logger.emit(
                 timestamp=record.finished_ns,
                 context=context,
-                severity_number=SeverityNumber.INFO,
-                severity_text="INFO",
+                severity_number=severity,
+                severity_text=severity.name,
                 event_name=sc.EVALUATION_RESULT_EVENT,
-                attributes=_result_event_attributes(metric, entry, record),
+                attributes=attributes,
             )
 
 
@@ -259,9 +267,23 @@ def _result_event_attributes(metric: str, entry: MetricScore, record: Evaluation
         attributes[sc.EVALUATION_SCORE_LABEL] = label
     if entry.reason:
         attributes[sc.EVALUATION_EXPLANATION] = entry.reason
+    if entry.score is None and record.failure is not None:
+        attributes[sc.ERROR_TYPE] = record.failure  # undetermined because the evaluation failed (the judge, …)
     if record.judge is not None:
         attributes[sc.JUDGE] = record.judge
     attributes[sc.RECORD_ID] = record.record_id
+    return attributes
+
+
+def _failure_event_attributes(metric: str, record: EvaluationRecord) -> Attributes:
+    attributes: Attributes = {
+        sc.EVENT_NAME: sc.EVALUATION_RESULT_EVENT,
+        sc.EVALUATION_NAME: metric,
+        sc.ERROR_TYPE: record.failure or "error",
+        sc.RECORD_ID: record.record_id,
+    }
+    if record.error:
+        attributes[sc.EVALUATION_EXPLANATION] = record.error
     return attributes
 
 
