@@ -100,3 +100,13 @@ def test_year_ranges_and_month_abbreviations_match_their_full_forms() -> None:
     assert {n.key for n in terms("the 2019-05 report").numbers} == {"#2019", "#5"}
     assert set(terms("Nov. 10, 2018").weights) == set(terms("November 10, 2018").weights)
     assert set(terms("Sept. 3").weights) == set(terms("September 3").weights)
+
+
+def test_ordinals_match_their_digits_and_us_is_the_country() -> None:
+    assert set(terms("the third album").weights) == set(terms("the 3rd album").weights)
+    assert set(terms("the twentieth century").weights) == set(terms("the 20th century").weights)
+    assert "first" in terms("the first album").weights  # "first" stays a word (often an adverb)
+    for spelling in ("the US election", "the U.S. election", "the U.S election"):
+        assert set(terms(spelling).weights) == set(terms("the United States election").weights)
+    assert "usa" not in terms("Tell us about it").weights  # the pronoun stays a pronoun
+    assert "usa" not in terms("a USB drive").weights

@@ -123,6 +123,10 @@ NUMBER_WORDS = {
     "ноль": 0, "один": 1, "одна": 1, "одно": 1, "два": 2, "две": 2, "три": 3, "четыре": 4, "пять": 5,
     "шесть": 6, "семь": 7, "восемь": 8, "девять": 9, "десять": 10, "сто": 100, "тысяча": 1000,
     "миллион": 1_000_000, "миллиард": 1_000_000_000,
+    # ordinals match their digits ("third" = "3rd"); not "first"/"second", which are as often adverbs or a unit
+    "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8, "ninth": 9, "tenth": 10,
+    "eleventh": 11, "twelfth": 12, "twentieth": 20, "thirtieth": 30, "fortieth": 40, "fiftieth": 50,
+    "hundredth": 100, "третий": 3, "третья": 3, "третье": 3, "четвертый": 4, "пятый": 5, "десятый": 10,
 }
 # Multipliers written after a number: "5 million", "3 млн", "2 тыс.".
 NUMBER_SCALES = {

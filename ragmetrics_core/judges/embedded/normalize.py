@@ -30,6 +30,7 @@ _TOKEN_RE = re.compile(
 _HAS_CJK_RE = re.compile(f"[{_CJK}]")
 # "2018–19", not part of a date or a version ("2010-12-04", "1.2010-11")
 _YEAR_RANGE_RE = re.compile(r"(?<![\d./-])((?:1[5-9]|20)\d\d)([-–])(\d\d)(?!\d|[./-]\d)")
+_US_RE = re.compile(r"(?<![\w.])U\.?S\.?(?![\w.])")
 _SPACED_DIGITS_RE = re.compile(r"\d[\u00a0\u202f\u2009 ]\d")  # the digit-group separators the pattern accepts
 _THOUSANDS_RE = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")
 _ZH_DATE_UNIT_RE = re.compile(r"(?<=\d)\s*[年月日号]")
@@ -171,6 +172,8 @@ def terms(text: str) -> Terms:
         # "2018–19" is 2018 to 2019: the second year in full, so it matches "2018-2019" (terms only: the
         # claim's text stays as written).
         text = _YEAR_RANGE_RE.sub(_full_range, text)
+    if "U" in text and _US_RE.search(text):
+        text = _US_RE.sub("USA", text)  # "US", "U.S." are the country, not the pronoun "us"
     lowered = text.casefold()
     if (not lowered.isascii() or any(map(lowered.__contains__, _PHRASE_CUES))) and _PHRASE_SEARCH_RE.search(lowered):
         text = _PHRASE_RE.sub(lambda match: lexicon.PHRASES[match.group(0).casefold()], text)
