@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from ragmetrics_core.construct import builder
 from ragmetrics_core.evidence import Check, Evidence, Verdict
-from ragmetrics_core.metrics.claims import categorize, grounding, relevant_chunks, strength_reader
+from ragmetrics_core.metrics.claims import categorize, chunk_relevance, grounding, strength_reader
 from ragmetrics_core.metrics.options import Scoring
 from ragmetrics_core.results import ClaimExplanation
 from ragmetrics_core.sample import RagSample
 
-# The judge's own grade, whatever the scoring: an explanation shows what the judge established.
+# What the judge established, whatever the scoring: its verdicts (the category) and its grade (the grounding).
+_VERDICT = strength_reader(Scoring.BINARY)
 _GRADED = strength_reader(Scoring.GRADED)
 _new_explanation = builder(ClaimExplanation)  # one per claim of every scored sample
 
@@ -17,8 +18,9 @@ _new_explanation = builder(ClaimExplanation)  # one per claim of every scored sa
 def explain(evidence: Evidence, sample: RagSample) -> list[ClaimExplanation]:
     """One explanation per response claim and per reference claim, from whatever evidence exists."""
     n_chunks = len(sample.retrieved_contexts)
-    relevant = (
-        relevant_chunks(evidence.reference_vs_chunks, n_chunks) if evidence.reference_vs_chunks is not None else None
+    relevance = (
+        chunk_relevance(evidence.reference_vs_chunks, n_chunks, _VERDICT)
+        if evidence.reference_vs_chunks is not None else None
     )
     explanations: list[ClaimExplanation] = []
     for i, claim in enumerate(evidence.response_claims or []):
@@ -26,8 +28,11 @@ def explain(evidence: Evidence, sample: RagSample) -> list[ClaimExplanation]:
         joint = _at(evidence.response_vs_contexts, i)
         against = _at(evidence.response_vs_reference, i)
         category = None
-        if against is not None and row is not None and relevant is not None:
-            category = categorize(against.entailed, row, joint, relevant).value
+        if against is not None and row is not None and relevance is not None:
+            category = categorize(
+                _VERDICT(against), [_VERDICT(check) for check in row], None if joint is None else _VERDICT(joint),
+                relevance,
+            ).value
         explanations.append(_explanation("response", i, claim.text, against, row, joint, category))
     for g, claim in enumerate(evidence.reference_claims or []):
         row = _row(evidence.reference_vs_chunks, g)

@@ -52,19 +52,6 @@ class ClaimCategory(StrEnum):
 _CATEGORIES = tuple(ClaimCategory)
 
 
-def relevant_chunks(reference_vs_chunks: Sequence[Sequence[Check]], n_chunks: int) -> list[bool]:
-    """relevant_j = ∃ g: chunk_j ⊨ g."""
-    relevant: list[bool] = []
-    for j in range(n_chunks):
-        for row in reference_vs_chunks:
-            if row[j].verdict is Verdict.ENTAILED:
-                relevant.append(True)
-                break
-        else:
-            relevant.append(False)
-    return relevant
-
-
 def chunk_relevance(reference_vs_chunks: Sequence[Sequence[Check]], n_chunks: int, strength: StrengthOf) -> list[float]:
     """relevance_j = max_g s(chunk_j ⊨ g): the levels at which chunk j entails some reference claim."""
     return [max((strength(row[j]) for row in reference_vs_chunks), default=0.0) for j in range(n_chunks)]
@@ -76,47 +63,20 @@ def grounding(chunk_row: Sequence[Check], joint: Check | None, strength: Strengt
     return best if joint is None else max(best, strength(joint))
 
 
-def categorize(
-    correct: bool,
-    chunk_row: Sequence[Check],
-    joint: Check | None,
-    relevant: Sequence[bool],
-) -> ClaimCategory:
-    """Classify one response claim.
-
-    An incorrect claim entailed by a relevant chunk is relevant noise; one entailed only by irrelevant
-    chunks is irrelevant noise; one entailed by no chunk is a hallucination. A claim entailed only by the
-    chunks *jointly* is attributed to the relevant chunks when there are any (they took part in the
-    entailment), else to the irrelevant ones, so the partition stays exact.
-    """
-    by_relevant = by_irrelevant = False
-    for j, check in enumerate(chunk_row):  # one pass: this runs for every claim of every scored sample
-        if check.verdict is Verdict.ENTAILED:
-            if relevant[j]:
-                by_relevant = True
-            else:
-                by_irrelevant = True
-    grounded = by_relevant or by_irrelevant or (joint is not None and joint.entailed)
-    if correct:
-        return ClaimCategory.CORRECT_GROUNDED if grounded else ClaimCategory.CORRECT_SELF_KNOWLEDGE
-    if by_relevant:
-        return ClaimCategory.NOISE_RELEVANT
-    if by_irrelevant:
-        return ClaimCategory.NOISE_IRRELEVANT
-    if grounded:
-        return ClaimCategory.NOISE_RELEVANT if any(relevant) else ClaimCategory.NOISE_IRRELEVANT
-    return ClaimCategory.HALLUCINATION
-
-
 def category_measures(
     correct: float, chunk_strengths: Sequence[float], joint: float | None, relevance: Sequence[float]
 ) -> dict[ClaimCategory, float]:
     """The share of strictness levels at which a response claim falls in each category (they sum to 1).
 
-    With c = s(reference ⊨ r) and g = its grounding: correct and grounded below min(c, g), self-knowledge on
-    (g, c], hallucination above max(c, g); on (c, g] the claim is noise, relevant or irrelevant depending on
-    which chunks entail it at each level (the rule of :func:`categorize`). Plain verdicts (all strengths 0 or 1)
-    put the whole measure on :func:`categorize`'s category.
+    The rule at one level: a correct claim is grounded when some chunk (or all chunks together) entails it,
+    else self-knowledge; an incorrect claim entailed by a relevant chunk is relevant noise, one entailed only by
+    irrelevant chunks irrelevant noise, one entailed by no chunk a hallucination; a claim entailed only by the
+    chunks *jointly* is attributed to the relevant chunks when there are any (they took part in the
+    entailment), else to the irrelevant ones, so the partition stays exact.
+
+    Over the levels, with c = s(reference ⊨ r) and g = its grounding: correct and grounded below min(c, g),
+    self-knowledge on (g, c], hallucination above max(c, g), noise on (c, g]. Plain verdicts (all strengths
+    0 or 1) put the whole measure on one category (:func:`categorize`).
     """
     grounded = max(chunk_strengths, default=0.0)
     if joint is not None:
@@ -146,3 +106,12 @@ def _noise_at(level: float, chunk_strengths: Sequence[float], relevance: Sequenc
     if by_irrelevant:
         return ClaimCategory.NOISE_IRRELEVANT
     return ClaimCategory.NOISE_RELEVANT if any(r >= level for r in relevance) else ClaimCategory.NOISE_IRRELEVANT
+
+
+def categorize(
+    correct: float, chunk_strengths: Sequence[float], joint: float | None, relevance: Sequence[float]
+) -> ClaimCategory:
+    """The category of a claim at the judge's own decision: given plain verdicts (strengths 0 or 1), the
+    category holding the whole measure."""
+    measures = category_measures(correct, chunk_strengths, joint, relevance)
+    return max(_CATEGORIES, key=measures.__getitem__)

@@ -6,7 +6,14 @@ import pytest
 
 from ragmetrics_core.evidence import Check, Verdict
 from ragmetrics_core.metrics import formulas
-from ragmetrics_core.metrics.claims import ClaimCategory, categorize, relevant_chunks
+from ragmetrics_core.metrics.claims import (
+    ClaimCategory,
+    categorize,
+    category_measures,
+    chunk_relevance,
+    strength_reader,
+)
+from ragmetrics_core.metrics.options import Scoring
 
 E = Check(verdict=Verdict.ENTAILED)
 N = Check(verdict=Verdict.NEUTRAL)
@@ -57,7 +64,11 @@ def test_response_relevancy_is_zero_when_noncommittal_and_clamped() -> None:
 
 def test_relevant_chunks_need_an_entailed_reference_claim() -> None:
     matrix = [[E, N, C], [N, N, C]]
-    assert relevant_chunks(matrix, 3) == [True, False, False]
+    assert chunk_relevance(matrix, 3, strength_reader(Scoring.BINARY)) == [1.0, 0.0, 0.0]
+
+
+def _verdicts(checks: list[Check]) -> list[float]:
+    return [1.0 if check.entailed else 0.0 for check in checks]
 
 
 @pytest.mark.parametrize(
@@ -78,4 +89,8 @@ def test_relevant_chunks_need_an_entailed_reference_claim() -> None:
 def test_categorize(
     correct: bool, row: list[Check], joint: Check | None, relevant: list[bool], expected: ClaimCategory
 ) -> None:
-    assert categorize(correct, row, joint, relevant) is expected
+    joint_strength = None if joint is None else _verdicts([joint])[0]
+    relevance = [float(flag) for flag in relevant]
+    assert categorize(float(correct), _verdicts(row), joint_strength, relevance) is expected
+    measures = category_measures(float(correct), _verdicts(row), joint_strength, relevance)
+    assert measures == {category: float(category is expected) for category in ClaimCategory}

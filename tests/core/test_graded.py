@@ -129,15 +129,34 @@ def test_binary_scoring_reads_the_verdicts_only(pair: tuple[RagSample, Evidence]
     joint=st.one_of(st.none(), st.sampled_from([0.0, 1.0])),
     data=st.data(),
 )
-def test_category_measures_of_plain_verdicts_are_categorize(
+def test_category_measures_of_plain_verdicts_follow_ragcheckers_rule(
     correct: float, chunks: list[float], joint: float | None, data: st.DataObject
 ) -> None:
     relevance = data.draw(st.lists(st.sampled_from([0.0, 1.0]), min_size=len(chunks), max_size=len(chunks)))
-    measures = category_measures(correct, chunks, joint, relevance)
-    as_checks = [Check(verdict=Verdict.ENTAILED if s else Verdict.NEUTRAL) for s in chunks]
-    joint_check = None if joint is None else Check(verdict=Verdict.ENTAILED if joint else Verdict.NEUTRAL)
-    expected = categorize(bool(correct), as_checks, joint_check, [bool(r) for r in relevance])
-    assert measures == {category: 1.0 if category is expected else 0.0 for category in ClaimCategory}
+    expected = _category_by_rule(bool(correct), [bool(s) for s in chunks], None if joint is None else bool(joint),
+                                 [bool(r) for r in relevance])
+    assert category_measures(correct, chunks, joint, relevance) == {
+        category: 1.0 if category is expected else 0.0 for category in ClaimCategory
+    }
+    assert categorize(correct, chunks, joint, relevance) is expected
+
+
+def _category_by_rule(
+    correct: bool, entailed_by: list[bool], joint: bool | None, relevant: list[bool]
+) -> ClaimCategory:
+    """The category rule written out on plain verdicts, independently of the interval code it checks."""
+    by_relevant = any(e and r for e, r in zip(entailed_by, relevant, strict=True))
+    by_irrelevant = any(e and not r for e, r in zip(entailed_by, relevant, strict=True))
+    grounded = by_relevant or by_irrelevant or bool(joint)
+    if correct:
+        return ClaimCategory.CORRECT_GROUNDED if grounded else ClaimCategory.CORRECT_SELF_KNOWLEDGE
+    if by_relevant:
+        return ClaimCategory.NOISE_RELEVANT
+    if by_irrelevant:
+        return ClaimCategory.NOISE_IRRELEVANT
+    if grounded:
+        return ClaimCategory.NOISE_RELEVANT if any(relevant) else ClaimCategory.NOISE_IRRELEVANT
+    return ClaimCategory.HALLUCINATION
 
 
 def test_category_measures_split_the_levels() -> None:

@@ -442,26 +442,15 @@ def _score_pair(claim: Terms, premise: Premise, positions: tuple[int, ...], tota
     union of the two sentences' terms."""
     first = premise.units[positions[0]].weights
     second = premise.units[positions[1]].weights
-    keys = premise.keys
-    earned = 0.0
-    missing: list[str] = []
-    for key, weight in claim.weights.items():
-        if key in first or key in second:
-            earned += weight
-            continue
-        if weight <= 0:
-            continue
-        missing.append(key)
-        if key in keys:
-            earned += weight * ELSEWHERE_CREDIT
-    # _discount of two positions, inlined
-    discount = _PAIR_DISCOUNT if abs(positions[1] - positions[0]) == 1 else _EXTRA_DISCOUNT
-    return _Window(positions, earned / total * discount, tuple(missing))
+    missing = tuple(
+        key for key, weight in claim.weights.items() if weight > 0 and key not in first and key not in second
+    )
+    return _Window(positions, _pair_coverage(claim, premise, positions, total), missing)
 
 
 def _pair_coverage(claim: Terms, premise: Premise, positions: tuple[int, ...], total: float) -> float:
-    """``_score_pair(...).coverage`` (same sums in the same order) without listing what is missing: the window
-    search compares the coverage of every neighbouring pair and keeps only the best."""
+    """The coverage of a two-sentence window: the window search compares every neighbouring pair by it alone and
+    lists what is missing (:func:`_score_pair`) only for the best."""
     first = premise.units[positions[0]].weights
     second = premise.units[positions[1]].weights
     keys = premise.keys
