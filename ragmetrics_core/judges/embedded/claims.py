@@ -85,7 +85,7 @@ _EN_COMMON_VERBS = frozenset(
     "includes contains uses serves remains plays lives works")
 )
 _EN_SUBJECT_VERBS = lexicon.EN_AUXILIARIES | _EN_COMMON_VERBS
-"""The verbs that end an English sentence's subject."""
+"""The verbs that end an English sentence's subject (and, with past forms in -ed, open a clause's arguments)."""
 # Participles describing a lasting state ("located in"), as opposed to a past event ("founded in").
 _STATE_PARTICIPLES = frozenset(
     words("known located based headquartered situated owned operated managed used called named considered regarded")
@@ -172,10 +172,7 @@ def _split_arguments(clause: str, *, ru: bool) -> list[str]:
         return [clause]  # most clauses: fewer than two phrases, whatever the verb (set lookups only)
     # An argument follows the verb: a preposition before it belongs to the subject ("The panel in Bruges is …").
     # A verb at or after the last candidate leaves none, so the search stops there.
-    verb_at = next(
-        (index for index, word in enumerate(lowered[: starts[-1]]) if _looks_like_verb(word, index, ru=ru)),
-        starts[-1],
-    )
+    verb_at = _first_verb(lowered, starts[-1], ru=ru)
     starts = [index for index in starts if index > verb_at]
     if len(starts) < 2:
         return [clause]
@@ -183,21 +180,34 @@ def _split_arguments(clause: str, *, ru: bool) -> list[str]:
     head = words[: starts[0]]
     if not has_content_word(head):
         return [clause]
-    phrases = [words[start:end] for start, end in zip(starts, [*starts[1:], len(words)], strict=True)]
-    if not all(has_content_word(phrase[1:]) for phrase in phrases):
-        return [clause]
-    return [" ".join([*head, *phrase]).rstrip(",") for phrase in phrases]
+    ends = starts[1:]
+    ends.append(len(words))
+    phrases = [words[start:end] for start, end in zip(starts, ends, strict=True)]
+    for phrase in phrases:
+        if not has_content_word(phrase[1:]):
+            return [clause]
+    head_text = " ".join(head)  # at least the two words before the first candidate
+    return [f"{head_text} {' '.join(phrase)}".rstrip(",") for phrase in phrases]
 
 
-def _looks_like_verb(word: str, index: int, *, ru: bool) -> bool:
-    """An auxiliary, a common verb, or (English) a past form in -ed / (Russian) a verb ending after the first word."""
-    word = word.strip(",")
+def _first_verb(lowered: list[str], stop: int, *, ru: bool) -> int:
+    """The index of the first of these casefolded words before ``stop`` that looks like a verb, else ``stop``:
+    an auxiliary, a common verb, or (English) a past form in -ed / (Russian) a verb ending after the first word.
+    """
     if ru:
-        # reflexive forms too ("открылся", "состоялась")
-        return word in lexicon.RU_COPULAS or (
-            index > 0 and (bool(_RU_VERB_RE.search(word)) or word.endswith(("ся", "сь")))
-        )
-    return word in lexicon.EN_AUXILIARIES or word in _EN_COMMON_VERBS or (len(word) >= 4 and word.endswith("ed"))
+        for index, word in enumerate(lowered[:stop]):
+            word = word.strip(",")
+            # reflexive forms too ("открылся", "состоялась")
+            if word in lexicon.RU_COPULAS or (
+                index > 0 and (_RU_VERB_RE.search(word) is not None or word.endswith(("ся", "сь")))
+            ):
+                return index
+        return stop
+    for index, word in enumerate(lowered[:stop]):
+        word = word.strip(",")
+        if word in _EN_SUBJECT_VERBS or (len(word) >= 4 and word.endswith("ed")):
+            return index
+    return stop
 
 
 def _split_clauses(part: str, subject: str | None, *, ru: bool) -> list[str]:
