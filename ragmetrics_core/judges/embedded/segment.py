@@ -10,7 +10,6 @@ punctuation or the next line starts a list item.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 
 from ragmetrics_core.judges.embedded import lexicon
 from ragmetrics_core.judges.embedded.memo import text_cache
@@ -25,6 +24,8 @@ _MARK_RE = re.compile("[.!?…。！？；;]")
 """Where a boundary can start (the first characters of both branches above). ``re`` scans for one character
 class quickly, but tries the two-branch pattern at every position: finding candidates first is several times
 faster on prose."""
+_MARKS_BUT_PERIOD = "!?…。！？；;"
+"""The characters of ``_MARK_RE`` other than the period: a paragraph without them has boundaries at periods only."""
 _OPENERS = "\"'«“‘([「『（【"
 _LIST_ITEM_RE = re.compile(r"^\s*(?:[-*•·–—]|\d{1,3}[.)]|[a-zA-Zа-яА-Я][.)])\s+")
 _LINE_END_RE = re.compile(rf"[.!?:;…。！？；：][{_CLOSERS}]*\s*$")
@@ -80,25 +81,40 @@ def _split_paragraph(paragraph: str) -> list[str]:
     pieces: list[str] = []
     start = 0
     for match in _boundaries(paragraph):
-        end = match.end(1) if match.group(1) else match.end(3)
-        if match.group(1) and not _ends_sentence(paragraph, match.start(1), match.group(1), match.end()):
-            continue
-        pieces.append(paragraph[start:end])
+        closing = match.group(1)  # the period-like branch: only it needs a sentence check
+        if closing:
+            if not _ends_sentence(paragraph, match.start(), closing, match.end()):
+                continue
+            pieces.append(paragraph[start : match.end(1)])
+        else:
+            pieces.append(paragraph[start : match.end(3)])
         start = match.end()
     pieces.append(paragraph[start:])
     return pieces
 
 
-def _boundaries(paragraph: str) -> Iterator[re.Match[str]]:
+def _boundaries(paragraph: str) -> list[re.Match[str]]:
     """The matches of ``_BOUNDARY_RE.finditer(paragraph)``, tried only where a mark is."""
+    found: list[re.Match[str]] = []
     position = 0
-    while (mark := _MARK_RE.search(paragraph, position)) is not None:
-        match = _BOUNDARY_RE.match(paragraph, mark.start())
+    if any(map(paragraph.__contains__, _MARKS_BUT_PERIOD)):
+        while (mark := _MARK_RE.search(paragraph, position)) is not None:
+            match = _BOUNDARY_RE.match(paragraph, mark.start())
+            if match is None:
+                position = mark.start() + 1
+            else:
+                found.append(match)
+                position = match.end()
+        return found
+    # Periods only, the usual prose: ``str.find`` skips to them far faster than the regex scan.
+    while (at := paragraph.find(".", position)) >= 0:
+        match = _BOUNDARY_RE.match(paragraph, at)
         if match is None:
-            position = mark.start() + 1
+            position = at + 1
         else:
-            yield match
+            found.append(match)
             position = match.end()
+    return found
 
 
 def _ends_sentence(paragraph: str, mark_at: int, mark: str, next_at: int) -> bool:
