@@ -92,6 +92,17 @@ def _dates(sentence: str) -> list[re.Match[str]]:
 
 
 def _capitalised_spans(sentence: str, taken: list[tuple[int, int]]) -> list[tuple[int, str]]:
+    if sentence[1:].islower() and not sentence[:2].isupper():
+        # No upper-case letter after the first character (``islower`` is false at any upper- or title-case one),
+        # so only the first word can be capitalised, and alone. Alone at the start it counts only in capitals
+        # ("NASA"), which needs a second character that is upper-case or uncased: ``sentence[:2].isupper()``.
+        # Most sentences of chat and of plain prose end here, before the costly word scan.
+        return []
+    return _word_spans(sentence, taken)
+
+
+def _word_spans(sentence: str, taken: list[tuple[int, int]]) -> list[tuple[int, str]]:
+    """:func:`_capitalised_spans` read off every word of the sentence."""
     words = list(_WORD_RE.finditer(sentence))
     spans: list[tuple[int, str]] = []
     index = 0
