@@ -38,7 +38,14 @@ def is_noncommittal(response: str) -> bool:
     found = sentences(response)
     head = found[0] if len(found) > _NONCOMMITTAL_SENTENCES else " ".join(found)
     normalized = prepare(head).casefold()
-    return any(phrase in normalized for phrase in lexicon.NONCOMMITTAL_PHRASES)
+    for phrase in _ASCII_NONCOMMITTAL if normalized.isascii() else lexicon.NONCOMMITTAL_PHRASES:
+        if phrase in normalized:
+            return True
+    return False
+
+
+_ASCII_NONCOMMITTAL = tuple(phrase for phrase in lexicon.NONCOMMITTAL_PHRASES if phrase.isascii())
+"""The phrases an ASCII text can hold: the Russian and Chinese ones are not even looked for in English."""
 
 
 def generate_questions(response: str, n_questions: int) -> list[GeneratedQuestion]:
