@@ -175,7 +175,7 @@ def terms(text: str) -> Terms:
     if "U" in text and _US_RE.search(text):
         text = _US_RE.sub("USA", text)  # "US", "U.S." are the country, not the pronoun "us"
     lowered = text.casefold()
-    if (not lowered.isascii() or any(map(lowered.__contains__, _PHRASE_CUES))) and _PHRASE_SEARCH_RE.search(lowered):
+    if _may_hold_phrase(lowered) and _PHRASE_SEARCH_RE.search(lowered):
         text = _PHRASE_RE.sub(lambda match: lexicon.PHRASES[match.group(0).casefold()], text)
     if not text.isascii():
         if "年" in text or "月" in text or "日" in text or "号" in text:
@@ -183,6 +183,19 @@ def terms(text: str) -> Terms:
         if _HAS_CJK_RE.search(text):
             return _token_terms(text, _tokens(text))
     return _plain_terms(text) or _token_terms(text, _tokens(text))
+
+
+def _may_hold_phrase(lowered: str) -> bool:
+    """Whether a casefolded text may hold a phrase of :data:`lexicon.PHRASES`: a non-ASCII text, or one holding a
+    cue. A plain loop of substring tests: ``any()`` over a generator or a map costs more than the four tests."""
+    if not lowered.isascii():
+        return True
+    for cue in _PHRASE_CUES:
+        if cue in lowered:
+            break
+    else:
+        return False
+    return True
 
 
 def _token_terms(text: str, matches: list[_Token]) -> Terms:
@@ -462,7 +475,7 @@ def _terms_tuple(
     if len(capital_keys) == 1:  # the commonest case: only the sentence's first word
         proper = (capital_keys[0],) if capital_keys[0] else ()
     else:
-        proper = tuple(dict.fromkeys(key for key in capital_keys if key))
+        proper = tuple(dict.fromkeys(filter(None, capital_keys))) if capital_keys else ()
     # tuple.__new__ is what the named tuple's own constructor calls, without its Python-level frame.
     return tuple.__new__(Terms, (weights, order, tuple(numbers), negated,
                                  frozenset(negated_keys) if negated_keys else _NO_KEYS, proper, sum(weights.values())))
