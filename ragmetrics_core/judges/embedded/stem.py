@@ -32,6 +32,17 @@ _RU_SUFFIXES = tuple(
         reverse=True,
     )
 )
+
+
+def _by_length(suffixes: tuple[str, ...]) -> tuple[tuple[int, frozenset[str]], ...]:
+    """The suffixes grouped by length, longest first: one slice and one set lookup per length instead of an
+    ``endswith`` per suffix (two suffixes of one length never both end a word, so the first match is the same)."""
+    lengths = sorted({len(suffix) for suffix in suffixes}, reverse=True)
+    return tuple((length, frozenset(suffix for suffix in suffixes if len(suffix) == length)) for length in lengths)
+
+
+_EN_GROUPS = _by_length(_EN_SUFFIXES)
+_RU_GROUPS = _by_length(_RU_SUFFIXES)
 _EN_MIN_STEM = 4
 _RU_MIN_STEM = 3
 _EN_PREFIX = 8
@@ -47,27 +58,28 @@ def stem(word: str) -> str:
     if len(word) <= 3:
         return word
     if _is_cyrillic(word):
-        return _strip(word, _RU_SUFFIXES, _RU_MIN_STEM)[:_RU_PREFIX]
+        return _strip(word, _RU_GROUPS, _RU_MIN_STEM)[:_RU_PREFIX]
     if not word.isascii():
         return word
     if word.endswith("ies") and len(word) > 4:
         word = word[:-3] + "y"
     elif word.endswith("'s"):
         word = word[:-2]
-    stripped = _strip(word, _EN_SUFFIXES, _EN_MIN_STEM)
+    stripped = _strip(word, _EN_GROUPS, _EN_MIN_STEM)
     if len(stripped) > 6:
-        stripped = _strip(stripped, _EN_SUFFIXES, _EN_MIN_STEM)
+        stripped = _strip(stripped, _EN_GROUPS, _EN_MIN_STEM)
     if len(stripped) > 4 and stripped.endswith("e"):
         stripped = stripped[:-1]
     return stripped[:_EN_PREFIX]
 
 
-def _strip(word: str, suffixes: tuple[str, ...], min_stem: int) -> str:
-    for suffix in suffixes:
-        if word.endswith(suffix) and len(word) - len(suffix) >= (min_stem if len(suffix) > 1 else 3):
-            if suffix == "s" and word.endswith(("ss", "us", "is")):
+def _strip(word: str, groups: tuple[tuple[int, frozenset[str]], ...], min_stem: int) -> str:
+    """The word without its longest suffix that leaves a long enough stem ("-s" not after "s", "u" or "i")."""
+    for length, suffixes in groups:
+        if word[-length:] in suffixes and len(word) - length >= (min_stem if length > 1 else 3):
+            if length == 1 and word[-1] == "s" and word.endswith(("ss", "us", "is")):
                 return word
-            return word[: -len(suffix)]
+            return word[:-length]
     return word
 
 
