@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from ragmetrics_core.judges.embedded import questions
 from ragmetrics_core.judges.embedded.entail import Premise
 from ragmetrics_core.judges.embedded.entities import entity_found, extract_entities
 from ragmetrics_core.judges.embedded.normalize import terms
@@ -100,3 +103,16 @@ def test_similarity_rewards_the_same_question() -> None:
 
 def test_a_statement_that_something_is_unknown_is_an_answer() -> None:
     assert not is_noncommittal("The author of the poem is unknown.")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.characters(max_codepoint=127), max_size=40))
+def test_ascii_word_split_matches_the_unicode_one_on_casefolded_ascii(text: str) -> None:
+    lowered = text.casefold()
+    assert questions._ASCII_WORD_SPLIT_RE.findall(lowered) == questions._WORD_SPLIT_RE.findall(lowered)
+
+
+def test_ascii_word_split_on_everyday_questions() -> None:
+    for text in ("What's the capital, and who-knows when?", "how_many? 3-4 o'clock", "WHERE is it", "Where: 1890's"):
+        lowered = text.casefold()
+        assert questions._ASCII_WORD_SPLIT_RE.findall(lowered) == questions._WORD_SPLIT_RE.findall(lowered)

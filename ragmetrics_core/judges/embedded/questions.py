@@ -25,6 +25,9 @@ _NUMBER_RE = re.compile(r"\d")
 _ZH_QUESTION_WORDS = sorted((word for word in lexicon.QUESTION_WORDS if not word.isascii() and
                              all("\u4e00" <= char <= "\u9fff" for char in word)), key=len, reverse=True)
 _WORD_SPLIT_RE = re.compile(r"[^\W_]+(?:['\-][^\W_]+)*")
+_ASCII_WORD_SPLIT_RE = re.compile(r"[a-z0-9]+(?:['\-][a-z0-9]+)*")
+"""``_WORD_SPLIT_RE`` on a casefolded ASCII text, where its letters and digits are these: a character set is
+tested faster than the Unicode word class."""
 _RU_VERB_RE = re.compile(r"(?:ла|ло|ли|ен|ена|ено|ены|ан|ана|ано|аны|ет|ит|ется|ится)$")
 
 
@@ -158,11 +161,12 @@ def _features(text: str) -> dict[str, float]:
     prepared = prepare(text)
     features = dict.fromkeys(terms(prepared).weights, 1.0)
     lowered = prepared.casefold()
-    for word in _WORD_SPLIT_RE.findall(lowered):
+    ascii_text = lowered.isascii()
+    for word in (_ASCII_WORD_SPLIT_RE if ascii_text else _WORD_SPLIT_RE).findall(lowered):
         kind = lexicon.QUESTION_WORDS.get(word)
         if kind is not None and (word not in {"как", "что"} or "?" in lowered):
             features["?" + kind] = 1.0
-    if lowered.isascii():
+    if ascii_text:
         return features  # the Chinese question words below cannot occur
     for word in _ZH_QUESTION_WORDS:
         if word in lowered:
