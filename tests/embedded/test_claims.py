@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from ragmetrics_core.judges.embedded.claims import MAX_CLAIMS, extract_claims
+import sys
+
+from ragmetrics_core.judges.embedded.claims import _ALNUM_RE, MAX_CLAIMS, extract_claims
 
 
 def _texts(text: str) -> list[str]:
@@ -130,3 +132,9 @@ def test_whitespace_before_punctuation_does_not_change_the_claims() -> None:
     assert _texts("The museum opened in 1902 , and it holds 300 paintings .") == plain
     assert _texts("The museum opened in 1902\u3000, and it holds 300 paintings\t.") == plain
     assert plain == ["The museum opened in 1902", "it holds 300 paintings"]
+
+
+def test_the_alphanumeric_pattern_is_isalnum_on_every_code_point() -> None:
+    differing = [code for code in range(sys.maxunicode + 1)
+                 if (_ALNUM_RE.fullmatch(chr(code)) is not None) != chr(code).isalnum()]
+    assert differing == []
