@@ -41,14 +41,22 @@ def is_noncommittal(response: str) -> bool:
     found = sentences(response)
     head = found[0] if len(found) > _NONCOMMITTAL_SENTENCES else " ".join(found)
     normalized = prepare(head).casefold()
-    for phrase in _ASCII_NONCOMMITTAL if normalized.isascii() else lexicon.NONCOMMITTAL_PHRASES:
-        if phrase in normalized:
-            return True
-    return False
+    phrases: tuple[str, ...] = lexicon.NONCOMMITTAL_PHRASES
+    if normalized.isascii():
+        for cue in _ASCII_NONCOMMITTAL_CUES:
+            if cue in normalized:
+                break
+        else:
+            return False  # most answers: no cue, so none of the phrases either
+        phrases = _ASCII_NONCOMMITTAL
+    return any(phrase in normalized for phrase in phrases)
 
 
 _ASCII_NONCOMMITTAL = tuple(phrase for phrase in lexicon.NONCOMMITTAL_PHRASES if phrase.isascii())
 """The phrases an ASCII text can hold: the Russian and Chinese ones are not even looked for in English."""
+_ASCII_NONCOMMITTAL_CUES = tuple(sorted({max(phrase.split(), key=len) for phrase in _ASCII_NONCOMMITTAL}))
+"""The longest word of every English noncommittal phrase: a text holds a phrase only if it holds one of these,
+which half as many substring tests tell."""
 
 
 def generate_questions(response: str, n_questions: int) -> list[GeneratedQuestion]:
