@@ -26,6 +26,8 @@ class quickly, but tries the two-branch pattern at every position: finding candi
 faster on prose."""
 _MARKS_BUT_PERIOD = "!?…。！？；;"
 """The characters of ``_MARK_RE`` other than the period: a paragraph without them has boundaries at periods only."""
+_ASCII_MARKS_BUT_PERIOD = "".join(mark for mark in _MARKS_BUT_PERIOD if mark.isascii())
+"""The only ones an ASCII paragraph can hold."""
 _OPENERS = "\"'«“‘([「『（【"
 _LIST_ITEM_RE = re.compile(r"^\s*(?:[-*•·–—]|\d{1,3}[.)]|[a-zA-Zа-яА-Я][.)])\s+")
 _LINE_END_RE = re.compile(rf"[.!?:;…。！？；：][{_CLOSERS}]*\s*$")
@@ -97,7 +99,7 @@ def _boundaries(paragraph: str) -> list[re.Match[str]]:
     """The matches of ``_BOUNDARY_RE.finditer(paragraph)``, tried only where a mark is."""
     found: list[re.Match[str]] = []
     position = 0
-    if any(map(paragraph.__contains__, _MARKS_BUT_PERIOD)):
+    if any(map(paragraph.__contains__, _ASCII_MARKS_BUT_PERIOD if paragraph.isascii() else _MARKS_BUT_PERIOD)):
         while (mark := _MARK_RE.search(paragraph, position)) is not None:
             match = _BOUNDARY_RE.match(paragraph, mark.start())
             if match is None:
@@ -129,9 +131,10 @@ def _ends_sentence(paragraph: str, mark_at: int, mark: str, next_at: int) -> boo
         # "?" and "!" end a sentence even before a lower-case word (chat text is often lower-case).
         return True
     space = paragraph.rfind(" ", 0, mark_at)
-    # A no-break space counts only after the last space: searching from there keeps this linear.
-    word_start = max(space, paragraph.rfind("\u00a0", space + 1, mark_at)) + 1
-    token = paragraph[word_start:mark_at].lstrip("([\"'«“")
+    if not paragraph.isascii():  # an ASCII paragraph has no no-break space
+        # A no-break space counts only after the last space: searching from there keeps this linear.
+        space = max(space, paragraph.rfind("\u00a0", space + 1, mark_at))
+    token = paragraph[space + 1 : mark_at].lstrip("([\"'«“")
     if not token:
         return True
     abbreviation = token.casefold().rstrip(".")
