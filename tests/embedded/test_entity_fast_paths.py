@@ -26,3 +26,15 @@ def test_sentences_without_inner_capitals_skip_the_word_scan(sentence: str) -> N
 )
 def test_sentence_initial_capitals(sentence: str) -> None:
     assert entities._capitalised_spans(sentence, []) == entities._word_spans(sentence, [])
+
+
+NUMBER_ALPHABET = [*"0123456789١٣ ,.%-", "\u00a0", "km", "года", "a", "B", "x1"]
+
+
+@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from(NUMBER_ALPHABET), max_size=20).map("".join))
+def test_numbers_are_found_where_the_full_scan_finds_them(sentence: str) -> None:
+    def spans(found: object) -> list[tuple[int, int, tuple[str | None, ...]]]:
+        return [(match.start(), match.end(), match.groups()) for match in found]  # type: ignore[attr-defined]
+
+    assert spans(entities._number_units(sentence)) == spans(entities._NUMBER_UNIT_RE.finditer(sentence))
