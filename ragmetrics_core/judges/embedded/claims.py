@@ -70,6 +70,8 @@ _EN_SPLIT_RE = re.compile(
     + r")\s)",
     re.IGNORECASE,
 )
+_EN_JOINER_RE = re.compile(r"\s+(?:and|but)\s", re.IGNORECASE)
+"""Where an ``_EN_SPLIT_RE`` match without a comma can start."""
 _RU_SPLIT_RE = re.compile(
     r",\s+(?P<conj>а|но|однако|зато|причем|и|хотя)\s+|,\s+(?P<rel>который|которая|которое|которые|где)\s+",
     re.IGNORECASE,
@@ -217,13 +219,12 @@ def _first_verb(lowered: list[str], stop: int, *, ru: bool) -> int:
 def _split_clauses(part: str, subject: str | None, *, ru: bool) -> list[str]:
     if "," not in part and (ru or ("and" not in part.lower() and "but" not in part.lower())):
         return [part.strip()]  # every split point needs a comma, or "and"/"but" (only ASCII letters match them)
-    pattern = _RU_SPLIT_RE if ru else _EN_SPLIT_RE
     clauses: list[str] = []
     cursor = 0
     left = part
     pending_kind: str | None = None
     pending_word = ""
-    for match in pattern.finditer(part):
+    for match in _split_points(part, ru=ru):
         if match.start() < cursor:
             continue
         right = part[match.end() :]
@@ -252,6 +253,33 @@ def _split_clauses(part: str, subject: str | None, *, ru: bool) -> list[str]:
         cursor = match.end()
     clauses.append(_complete(part[cursor:], pending_kind, pending_word, subject, left, ru=ru))
     return clauses
+
+
+def _split_points(part: str, *, ru: bool) -> list[re.Match[str]]:
+    """The matches of the clause-split pattern, as ``finditer`` gives them.
+
+    Every Russian branch opens with a comma, which ``re`` skips to by itself. Two English branches open with
+    whitespace, so ``re`` would try the whole pattern at every position: here it is tried only at a comma or at
+    whitespace before "and"/"but", which a comma search and a small pattern find.
+    """
+    if ru:
+        return list(_RU_SPLIT_RE.finditer(part))
+    found: list[re.Match[str]] = []
+    comma = part.find(",")
+    joiner = _EN_JOINER_RE.search(part)
+    while comma >= 0 or joiner is not None:
+        start = comma if joiner is None or 0 <= comma < joiner.start() else joiner.start()
+        match = _EN_SPLIT_RE.match(part, start)
+        if match is None:
+            position = start + 1
+        else:
+            found.append(match)
+            position = match.end()
+        if 0 <= comma < position:
+            comma = part.find(",", position)
+        if joiner is not None and joiner.start() < position:
+            joiner = _EN_JOINER_RE.search(part, position)
+    return found
 
 
 def _complete(clause: str, kind: str | None, word: str, subject: str | None, left: str, *, ru: bool) -> str:
