@@ -338,10 +338,13 @@ def _plain_terms(text: str) -> Terms | None:
                     if token.isdigit():
                         is_number = True
                         info = None
-                    elif token.isalpha() or token in _TOKEN_INFOS:
-                        info = _word_token_info(token)
                     else:
-                        return None
+                        # A known word ("end." at a sentence's end, the commonest case here) is read at once.
+                        info = get(token, _UNSEEN)
+                        if info is _UNSEEN:
+                            if not token.isalpha():
+                                return None
+                            info = _word_token_info(token)
             if watch:
                 if waiting == _NEGATION_WAITS:
                     if token.casefold() not in _NOT_NEGATING_FOLLOWERS:
