@@ -208,31 +208,33 @@ def check(claim: Terms, premise: Premise, label: str = "premise") -> Check:
     window = _best_window(claim, premise, total)
     if window is None:
         return _verdict(Verdict.NEUTRAL, confidence=1.0, rationale=f"no content of the claim in {label}", support=0.0)
-    where = _describe(window, premise, label)
-    covered = f"{window.coverage:.0%} of content covered by {where}"
-    if window.coverage >= CONTRADICTION_ALIGNMENT or _content_coverage(claim, premise, window) >= NUMBER_ALIGNMENT:
+    coverage = window.coverage
+    covered = f"{coverage:.0%} of content covered by {_describe(window, premise, label)}"
+    if coverage >= CONTRADICTION_ALIGNMENT or _content_coverage(claim, premise, window) >= NUMBER_ALIGNMENT:
         conflict = _contradiction(claim, premise, window)
         if conflict is not None:
-            return _verdict(Verdict.CONTRADICTED, confidence=round(min(0.95, 0.5 + window.coverage / 2), 4),
+            return _verdict(Verdict.CONTRADICTED, confidence=round(min(0.95, 0.5 + coverage / 2), 4),
                          rationale=f"{conflict}; {covered}", support=0.0)
     absent_numbers = [number.text for number in claim.numbers if number.key not in premise.keys
                       and not _close_number(number, premise, window)]
-    if window.coverage >= _threshold(total) and not absent_numbers:
+    threshold = _threshold(total)
+    # One sentence is one piece: the commonest window, counted without sorting its positions.
+    pieces = 1 if len(window.positions) == 1 else _pieces(window.positions, premise.group)
+    if coverage >= threshold and not absent_numbers:
         matched = [number.text for number in claim.numbers]
         suffix = f"; number {', '.join(matched)} matches" if matched else ""
-        return _verdict(Verdict.ENTAILED, confidence=round(window.coverage, 4), rationale=covered + suffix,
-                        support=_graded(_entailed_support(window.coverage, _threshold(total)), total,
-                                        _pieces(window.positions, premise.group)))
+        return _verdict(Verdict.ENTAILED, confidence=round(coverage, 4), rationale=covered + suffix,
+                        support=_graded(_entailed_support(coverage, threshold), total, pieces))
     reason = covered
     if absent_numbers:
         reason += f"; number {', '.join(absent_numbers)} not in {label}"
     elif window.missing:
         reason += f"; missing {', '.join(window.missing[:4])}"
-    support = _partial_support(window.coverage, _threshold(total))
+    support = _partial_support(coverage, threshold)
     if absent_numbers:
         support *= ABSENT_NUMBER_SUPPORT
-    support = _graded(support, total, _pieces(window.positions, premise.group))
-    return _verdict(Verdict.NEUTRAL, confidence=round(1.0 - window.coverage, 4), rationale=reason, support=support)
+    return _verdict(Verdict.NEUTRAL, confidence=round(1.0 - coverage, 4), rationale=reason,
+                    support=_graded(support, total, pieces))
 
 
 def _threshold(total: float) -> float:
@@ -503,18 +505,19 @@ def _is_cjk(char: str) -> bool:
 
 
 def _contradiction(claim: Terms, premise: Premise, window: _Window) -> str | None:
-    units = [premise.units[position] for position in window.positions]
-    window_numbers = [number for unit in units for number in unit.numbers]
-    same_keys = {other.key for other in window_numbers}
-    for number in claim.numbers:
-        if number.key in same_keys or any(_same_number(number, other) for other in window_numbers):
-            continue  # the same key is the same number (the first test of _same_number)
-        if not _comparable(number):
-            continue
-        rivals = [other for other in window_numbers if other.kind == number.kind]
-        if rivals and number.key not in premise.keys:
-            said = ", ".join(dict.fromkeys(other.text for other in rivals))
-            return f"number {number.text} not in premise (premise says {said})"
+    units = list(map(premise.units.__getitem__, window.positions))
+    if claim.numbers:  # the window's numbers are gathered only for a claim that has some
+        window_numbers = [number for unit in units for number in unit.numbers]
+        same_keys = {other.key for other in window_numbers}
+        for number in claim.numbers:
+            if number.key in same_keys or any(_same_number(number, other) for other in window_numbers):
+                continue  # the same key is the same number (the first test of _same_number)
+            if not _comparable(number):
+                continue
+            rivals = [other for other in window_numbers if other.kind == number.kind]
+            if rivals and number.key not in premise.keys:
+                said = ", ".join(dict.fromkeys(other.text for other in rivals))
+                return f"number {number.text} not in premise (premise says {said})"
     if window.coverage >= NEGATION_ALIGNMENT:
         conflict = _negation_conflict(claim, units)
         if conflict is not None:
@@ -527,7 +530,10 @@ def _contradiction(claim: Terms, premise: Premise, window: _Window) -> str | Non
 
 def _negation_conflict(claim: Terms, units: Sequence[Terms]) -> str | None:
     """A term negated on one side and asserted on the other ("was not built" vs "was built")."""
-    window_negated: set[str] = set().union(*(unit.negated_keys for unit in units))
+    negated_sets = [unit.negated_keys for unit in units if unit.negated_keys]
+    if not negated_sets and not claim.negated_keys:
+        return None  # nothing negated on either side: the commonest case
+    window_negated: set[str] = set().union(*negated_sets)
     if window_negated & claim.negated_keys:
         # Both sides negate the same term: one negation, scoped differently ("no rule against them playing" vs
         # "no written rule against female players"), not a disagreement.
@@ -570,6 +576,8 @@ def _close_number(number: Number, premise: Premise, window: _Window) -> bool:
 
 def _swapped_names(claim: Terms, units: Sequence[Terms]) -> tuple[str, str] | None:
     """Two names whose order flips around a shared relation word ("A defeated B" vs "B defeated A")."""
+    if len(claim.proper) < 2:
+        return None  # fewer than two names: nothing to swap
     names = [key for key in claim.proper if claim.weights.get(key, 0.0) > 0]
     if len(names) != 2:
         return None
