@@ -370,23 +370,28 @@ def _best_window(claim: Terms, premise: Premise, total: float) -> _Window | None
     top = candidates[0]
     best_span: tuple[int, ...] = (top,)
     best_coverage = (scores[top] + ELSEWHERE_CREDIT * (present - scores[top])) / total
-    last = len(premise.units) - 1
     group = premise.group
     for position in candidates:
         if scores[position] >= total:
             break
-        # A neighbour sharing no term cannot raise the coverage of the window.
-        for span in ((position - 1, position), (position, position + 1)):
-            neighbour = span[0] if span[1] == position else span[1]
-            if 0 <= neighbour <= last and group[neighbour] == group[position] and neighbour in scores:
+        chunk = group[position]
+        for neighbour in (position - 1, position + 1):
+            # A neighbour sharing no term cannot raise the coverage of the window (and a position with a score
+            # is a sentence of the premise).
+            if neighbour in scores and group[neighbour] == chunk:
+                span = (neighbour, position) if neighbour < position else (position, neighbour)
                 coverage = _pair_coverage(claim, premise, span, total)
                 if coverage > best_coverage + 1e-12:
                     best_span, best_coverage = span, coverage
-    best = _complete(claim, premise, _score(claim, premise, best_span, total, fuzzy=False), total)
+    first = (
+        _score(claim, premise, best_span, total, fuzzy=False) if len(best_span) == 1
+        else _pair_window(claim, premise, best_span, best_coverage)  # its coverage is the one just compared
+    )
+    best = _complete(claim, premise, first, total)
     if not best.missing or best.coverage >= _threshold(total):
         # Near matches only add credit: a window already over the threshold keeps its exact figure.
         return best
-    missing_weight = sum(claim.weights[key] for key in best.missing)
+    missing_weight = sum(map(claim.weights.__getitem__, best.missing))
     if best.coverage + PREFIX_CREDIT * missing_weight / total < CONTRADICTION_ALIGNMENT:
         return best  # even full near-match credit could not change the verdict
     # Part credit for near matches is worked out for the chosen window only: it is the costly step.
@@ -400,19 +405,22 @@ def _complete(claim: Terms, premise: Premise, window: _Window, total: float) -> 
     entails it jointly. Each added sentence costs a small discount, so a single sentence that covers the
     claim is preferred.
     """
+    weights = claim.weights
+    lookup = premise.index.get
     for _ in range(MAX_EXTRA_SENTENCES):
         if not window.missing:
             return window
         gains: dict[int, float] = {}
+        taken = window.positions
         for key in window.missing:
-            weight = claim.weights[key]
-            for position in premise.index.get(key, ()):
-                if position not in window.positions:
+            weight = weights[key]
+            for position in lookup(key, ()):
+                if position not in taken:
                     gains[position] = gains.get(position, 0.0) + weight
         if not gains:
             return window
         position = max(sorted(gains), key=gains.__getitem__)  # the first of the best: ties go to the earliest
-        extended = _score(claim, premise, (*window.positions, position), total, fuzzy=False)
+        extended = _score(claim, premise, (*taken, position), total, fuzzy=False)
         if extended.coverage <= window.coverage + 1e-9:
             return window
         window = extended
@@ -420,16 +428,40 @@ def _complete(claim: Terms, premise: Premise, window: _Window, total: float) -> 
 
 
 def _score(claim: Terms, premise: Premise, positions: tuple[int, ...], total: float, *, fuzzy: bool) -> _Window:
-    if len(positions) == 2 and not fuzzy:
-        return _score_pair(claim, premise, positions, total)
+    if fuzzy:
+        return _fuzzy_score(claim, premise, positions, total)
+    if len(positions) == 2:
+        return _pair_window(claim, premise, positions, _pair_coverage(claim, premise, positions, total))
     present: dict[str, float] | set[str]
     if len(positions) == 1:
         present = premise.units[positions[0]].weights
     else:
-        present = set()
-        for position in positions:
-            present.update(premise.units[position].weights)
+        present = set().union(*[premise.units[position].weights for position in positions])
     keys = premise.keys
+    earned = 0.0
+    missing: list[str] = []
+    for key, weight in claim.weights.items():
+        if key in present:
+            earned += weight
+        elif weight > 0:
+            missing.append(key)
+            if key in keys:  # (a term absent from the premise earns nothing: adding 0.0 would change nothing)
+                earned += weight * ELSEWHERE_CREDIT
+    coverage = earned / total
+    if len(positions) > 1:
+        coverage *= _discount(positions)
+    return _Window(positions, coverage, tuple(missing))
+
+
+def _fuzzy_score(claim: Terms, premise: Premise, positions: tuple[int, ...], total: float) -> _Window:
+    """:func:`_score` with part credit for near matches in the window (:func:`_near_credit`)."""
+    present: dict[str, float] | set[str]
+    if len(positions) == 1:
+        present = premise.units[positions[0]].weights
+    else:
+        present = set().union(*[premise.units[position].weights for position in positions])
+    keys = premise.keys
+    heads = premise.heads
     earned = 0.0
     missing: list[str] = []
     for key, weight in claim.weights.items():
@@ -439,7 +471,7 @@ def _score(claim: Terms, premise: Premise, positions: tuple[int, ...], total: fl
         if weight <= 0:
             continue
         missing.append(key)
-        credit = _near_credit(key, present, premise.heads) if fuzzy else 0.0
+        credit = _near_credit(key, present, heads)
         if credit == 0.0 and key in keys:
             credit = ELSEWHERE_CREDIT
         earned += weight * credit
@@ -449,20 +481,20 @@ def _score(claim: Terms, premise: Premise, positions: tuple[int, ...], total: fl
     return _Window(positions, coverage, tuple(missing))
 
 
-def _score_pair(claim: Terms, premise: Premise, positions: tuple[int, ...], total: float) -> _Window:
-    """:func:`_score` of a two-sentence window without near matches (the commonest call), without building the
-    union of the two sentences' terms."""
+def _pair_window(claim: Terms, premise: Premise, positions: tuple[int, ...], coverage: float) -> _Window:
+    """The window of two sentences whose :func:`_pair_coverage` is ``coverage``: what they miss is listed only
+    for a window that is kept, without building the union of their terms."""
     first = premise.units[positions[0]].weights
     second = premise.units[positions[1]].weights
     missing = tuple(
         key for key, weight in claim.weights.items() if weight > 0 and key not in first and key not in second
     )
-    return _Window(positions, _pair_coverage(claim, premise, positions, total), missing)
+    return _Window(positions, coverage, missing)
 
 
 def _pair_coverage(claim: Terms, premise: Premise, positions: tuple[int, ...], total: float) -> float:
     """The coverage of a two-sentence window: the window search compares every neighbouring pair by it alone and
-    lists what is missing (:func:`_score_pair`) only for the best."""
+    lists what is missing (:func:`_pair_window`) only for the best."""
     first = premise.units[positions[0]].weights
     second = premise.units[positions[1]].weights
     keys = premise.keys
