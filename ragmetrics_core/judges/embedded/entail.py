@@ -410,17 +410,16 @@ def _complete(claim: Terms, premise: Premise, window: _Window, total: float) -> 
     for _ in range(MAX_EXTRA_SENTENCES):
         if not window.missing:
             return window
+        # A missing term is in no sentence of the window: every sentence that has one is a candidate.
         gains: dict[int, float] = {}
-        taken = window.positions
         for key in window.missing:
             weight = weights[key]
             for position in lookup(key, ()):
-                if position not in taken:
-                    gains[position] = gains.get(position, 0.0) + weight
+                gains[position] = gains.get(position, 0.0) + weight
         if not gains:
             return window
         position = max(sorted(gains), key=gains.__getitem__)  # the first of the best: ties go to the earliest
-        extended = _score(claim, premise, (*taken, position), total, fuzzy=False)
+        extended = _score(claim, premise, (*window.positions, position), total, fuzzy=False)
         if extended.coverage <= window.coverage + 1e-9:
             return window
         window = extended
