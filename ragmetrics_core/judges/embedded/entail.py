@@ -352,6 +352,7 @@ def _inner_suffixes(key: str) -> tuple[str, ...]:
 
 def _best_window(claim: Terms, premise: Premise, total: float) -> _Window | None:
     scores: dict[int, float] = {}
+    score_of = scores.get
     index = premise.index
     present = 0.0
     for key, weight in claim.weights.items():
@@ -360,7 +361,7 @@ def _best_window(claim: Terms, premise: Premise, total: float) -> _Window | None
             continue
         present += weight
         for position in positions:
-            scores[position] = scores.get(position, 0.0) + weight
+            scores[position] = score_of(position, 0.0) + weight
     if not scores:
         # Without one shared term, near matches alone cannot reach the entailment threshold.
         return None
@@ -485,9 +486,9 @@ def _pair_window(claim: Terms, premise: Premise, positions: tuple[int, ...], cov
     for a window that is kept, without building the union of their terms."""
     first = premise.units[positions[0]].weights
     second = premise.units[positions[1]].weights
-    missing = tuple(
+    missing = tuple([
         key for key, weight in claim.weights.items() if weight > 0 and key not in first and key not in second
-    )
+    ])
     return _Window(positions, coverage, missing)
 
 
