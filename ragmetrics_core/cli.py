@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ragmetrics_core.formats import InputError, RowError, parse_column_mapping
+from ragmetrics_core.formats.results_io import claims_path, output_format
 from ragmetrics_core.judge_factory import JudgeConfigError, JudgeSettings
 from ragmetrics_core.metrics import MetricOptions, Scoring
 from ragmetrics_core.report.summary import format_table, format_usage
@@ -117,7 +118,10 @@ def _evaluate_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
     )
     evaluate.add_argument("--concurrency", type=int, default=4, help="samples evaluated at once (default 4)")
     evaluate.add_argument("--limit", type=int, help="evaluate only the first N samples")
-    evaluate.add_argument("-o", "--out", help="results file, .jsonl (everything) or .csv (one column per score)")
+    evaluate.add_argument(
+        "-o", "--out",
+        help="results file: .jsonl (everything) or .csv (one column per score; claims in NAME.claims.csv)",
+    )
     evaluate.add_argument("--report", metavar="PATH", help="write the self-contained HTML report here")
     evaluate.add_argument("--title", default=None, help="report title (default: the input's name)")
     evaluate.add_argument(
@@ -192,6 +196,8 @@ def _evaluate(args: argparse.Namespace) -> int:
     counts += f"; errors: {len(run.errors)} bad input row{'s' if len(run.errors) != 1 else ''} skipped"
     if run.out is not None:
         counts += f"; results in {run.out}"
+        if output_format(run.out) == "csv":
+            counts += f", claims in {claims_path(run.out)}"
         if run.failed:
             counts += " (run again to retry the failed samples)"
     print(counts)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ragmetrics_core.construct import builder
 from ragmetrics_core.evidence import Check, Evidence, Verdict
-from ragmetrics_core.metrics.claims import categorize, chunk_relevance, grounding, strength_reader
+from ragmetrics_core.metrics.claims import categorize, chunk_relevance, grounding, strength_reader, strengths_of
 from ragmetrics_core.metrics.options import Scoring
 from ragmetrics_core.results import ClaimExplanation
 from ragmetrics_core.sample import RagSample
@@ -19,7 +19,7 @@ def explain(evidence: Evidence, sample: RagSample) -> list[ClaimExplanation]:
     """One explanation per response claim and per reference claim, from whatever evidence exists."""
     n_chunks = len(sample.retrieved_contexts)
     relevance = (
-        chunk_relevance(evidence.reference_vs_chunks, n_chunks, _VERDICT)
+        chunk_relevance([strengths_of(row, _VERDICT) for row in evidence.reference_vs_chunks], n_chunks)
         if evidence.reference_vs_chunks is not None else None
     )
     explanations: list[ClaimExplanation] = []
@@ -30,8 +30,7 @@ def explain(evidence: Evidence, sample: RagSample) -> list[ClaimExplanation]:
         category = None
         if against is not None and row is not None and relevance is not None:
             category = categorize(
-                _VERDICT(against), [_VERDICT(check) for check in row], None if joint is None else _VERDICT(joint),
-                relevance,
+                _VERDICT(against), strengths_of(row, _VERDICT), None if joint is None else _VERDICT(joint), relevance
             ).value
         explanations.append(_explanation("response", i, claim.text, against, row, joint, category))
     for g, claim in enumerate(evidence.reference_claims or []):
@@ -71,7 +70,9 @@ def _explanation(
         "supporting_chunks": supporting,
         "contradicting_chunks": contradicting,
         "supported_by_contexts_jointly": None if joint is None else joint.entailed,
-        "grounding": None if row is None else grounding(row, joint, _GRADED),
+        "grounding": None if row is None else grounding(
+            strengths_of(row, _GRADED), None if joint is None else _GRADED(joint)
+        ),
         "category": category,
         "rationale": " | ".join(rationales) or None,
     })

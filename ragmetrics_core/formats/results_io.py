@@ -1,8 +1,12 @@
 """Evaluation results as files: JSONL (everything, one object per sample) or CSV (one column per score).
 
+A CSV results file comes with a claims file beside it (``out.csv`` → ``out.claims.csv``): one row per claim of
+every sample, with its verdict against the reference, its category, its grounding, the chunks that support or
+contradict it and the judge's rationale, so a spreadsheet can drill down from a score to the claims behind it.
+
 Rows are written whole and flushed one at a time, so an interrupted run leaves a valid file. Reading back
-keeps the last row per sample (a retried sample appends a new row) and drops a torn last line, which is
-what a crash mid-write can leave.
+keeps the last row per sample (a retried sample appends a new row; its claims likewise) and drops a torn last
+line, which is what a crash mid-write can leave.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from pydantic import ValidationError
 
 from ragmetrics_core.formats.errors import InputError, RowError
 from ragmetrics_core.judges.base import Usage
-from ragmetrics_core.results import Direction, EvaluationResult, MetricScore
+from ragmetrics_core.results import ClaimExplanation, Direction, EvaluationResult, MetricScore
 from ragmetrics_core.sample import RagSample
 
 OutputFormat = Literal["jsonl", "csv"]
@@ -33,6 +37,23 @@ _USAGE_COLUMNS = (
     "cost_usd",
 )
 _SAMPLE_COLUMNS = ("user_input", "response", "reference", "n_contexts")
+CLAIM_COLUMNS = (
+    "sample_id",
+    "results_row",
+    "source",
+    "index",
+    "text",
+    "against_reference",
+    "category",
+    "grounding",
+    "supporting_chunks",
+    "contradicting_chunks",
+    "supported_by_contexts_jointly",
+    "rationale",
+)
+"""The claims file's header. ``results_row`` is the row of the results file (1 = the first below the header) the
+claims belong to: a retried sample's claims are told apart from an earlier attempt's by it. Chunks are numbered
+from 1 and separated by spaces, as the rationales number them."""
 
 
 @dataclass(slots=True)
@@ -81,33 +102,62 @@ class ResultWriter:
         self.format: OutputFormat = fmt or output_format(self.path)
         self.metrics = list(metrics)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        if self.path.exists():
-            _drop_torn_tail(self.path)
-        fresh = not self.path.exists() or self.path.stat().st_size == 0
+        starts_anew = not self.path.exists() or self.path.stat().st_size == 0
+        self._file = self._open(
+            self.path,
+            csv_header(self.metrics) if self.format == "csv" else None,
+            "has different columns (other metrics?); resume with the same --metrics or write to a new --out",
+        )
+        self._claims: IO[str] | None = None
+        self._rows = 0
+        self.claims_path: Path | None = None
         if self.format == "csv":
-            self._header = csv_header(self.metrics)
-            if not fresh:
-                _check_csv_header(self.path, self._header)
-        self._file: IO[str] = self.path.open("a", encoding="utf-8", newline="")
-        if self.format == "csv" and fresh:
-            self._write_csv(self._header)
+            self.claims_path = claims_path(self.path)
+            if starts_anew and self.claims_path.exists():
+                self.claims_path.unlink()  # claims of an earlier run must not mix into a new results file
+            self._rows = 0 if starts_anew else _count_csv_rows(self.path)
+            try:
+                self._claims = self._open(
+                    self.claims_path, list(CLAIM_COLUMNS), "is not a ragmetrics claims file; move it away"
+                )
+            except BaseException:
+                self._file.close()
+                raise
+
+    @staticmethod
+    def _open(path: Path, header: list[str] | None, mismatch: str) -> IO[str]:
+        """Open ``path`` for appending, checking the CSV ``header`` of an existing file (``mismatch`` says what to
+        do when it differs) or writing a new one's."""
+        if path.exists():
+            _drop_torn_tail(path)
+        new = not path.exists() or path.stat().st_size == 0
+        if header is not None and not new:
+            _check_csv_header(path, header, mismatch)
+        handle = path.open("a", encoding="utf-8", newline="")
+        if header is not None and new:
+            handle.write(_line(header))
+            handle.flush()
+        return handle
 
     def write(self, result: EvaluationResult, sample: RagSample | None = None, line: int | None = None) -> None:
         if self.format == "jsonl":
             text = json.dumps(result_record(result, sample, line), ensure_ascii=False) + "\n"
             self._file.write(text)
             self._file.flush()
-        else:
-            self._write_csv(csv_row(result, sample, line, self.metrics))
-
-    def _write_csv(self, cells: Sequence[object]) -> None:
-        buffer = _LineBuffer()
-        csv.writer(buffer).writerow(["" if cell is None else cell for cell in cells])
-        self._file.write(buffer.text)
+            return
+        assert self._claims is not None
+        # Claims first: a crash between the two writes leaves the sample unfinished, so a resumed run redoes it
+        # and its claims rows, which then supersede these (same sample, same results row, written later).
+        self._rows += 1
+        self._claims.write("".join(_line(cells) for cells in claim_rows(result, self._rows)))
+        self._claims.flush()
+        self._file.write(_line(csv_row(result, sample, line, self.metrics)))
         self._file.flush()
 
     def close(self) -> None:
         self._file.close()
+        if self._claims is not None:
+            self._claims.close()
 
     def __enter__(self) -> ResultWriter:
         return self
@@ -136,6 +186,39 @@ class _LineBuffer:
         return len(chunk)
 
 
+def _line(cells: Sequence[object]) -> str:
+    buffer = _LineBuffer()
+    csv.writer(buffer).writerow(["" if cell is None else cell for cell in cells])
+    return buffer.text
+
+
+def claims_path(path: str | Path) -> Path:
+    """The claims file beside a CSV results file: ``out.csv`` → ``out.claims.csv``."""
+    path = Path(path)
+    return path.with_name(path.stem + ".claims.csv")
+
+
+def claim_rows(result: EvaluationResult, results_row: int) -> list[list[object]]:
+    """One claims-file row per explained claim of ``result`` (see :data:`CLAIM_COLUMNS`)."""
+    return [
+        [
+            result.sample_id,
+            results_row,
+            claim.source,
+            claim.index,
+            claim.text,
+            None if claim.against_reference is None else claim.against_reference.value,
+            claim.category,
+            claim.grounding,
+            " ".join(str(chunk + 1) for chunk in claim.supporting_chunks),
+            " ".join(str(chunk + 1) for chunk in claim.contradicting_chunks),
+            claim.supported_by_contexts_jointly,
+            claim.rationale,
+        ]
+        for claim in result.explanations
+    ]
+
+
 def csv_header(metrics: Sequence[str]) -> list[str]:
     columns = ["sample_id", "input_line", *_SAMPLE_COLUMNS, "judge", "error"]
     for metric in metrics:
@@ -161,22 +244,16 @@ def csv_row(
     return cells
 
 
-def _check_csv_header(path: Path, expected: list[str]) -> None:
+def _check_csv_header(path: Path, expected: list[str], mismatch: str) -> None:
     with path.open(encoding="utf-8", newline="") as handle:
         found = next(csv.reader(handle), [])
     if found != expected:
-        raise InputError(
-            RowError(
-                str(path),
-                "existing results file has different columns (other metrics?); "
-                "resume with the same --metrics or write to a new --out",
-                line=1,
-            )
-        )
+        raise InputError(RowError(str(path), f"existing file {mismatch}", line=1))
 
 
 def read_results(path: str | Path, directions: dict[str, Direction] | None = None) -> StoredResults:
-    """The results already in ``path`` (missing file: none). CSV rows come back without claims/evidence."""
+    """The results already in ``path`` (missing file: none). CSV rows come back with the claims of the claims file
+    beside them (when there is one), without the verdict matrices."""
     path = Path(path)
     stored = StoredResults()
     if not path.exists():
@@ -213,11 +290,12 @@ def _read_jsonl(path: Path, stored: StoredResults) -> None:
 
 
 def _read_csv(path: Path, stored: StoredResults, directions: dict[str, Direction]) -> None:
+    kept_rows: dict[str, int] = {}
     with path.open(encoding="utf-8", newline="") as handle:
         reader = csv.DictReader(handle)
         header = reader.fieldnames or []
         metrics = [name for name in header if f"{name}_reason" in header and f"{name}_label" in header]
-        for row in reader:
+        for number, row in enumerate(reader, start=1):
             try:
                 result = _result_from_csv(row, metrics, directions)
             except (ValueError, ValidationError) as error:
@@ -226,6 +304,64 @@ def _read_csv(path: Path, stored: StoredResults, directions: dict[str, Direction
                 ) from None
             line = row.get("input_line")
             stored.rows[row["sample_id"]] = StoredResult(result, None, int(line) if line else None)
+            kept_rows[row["sample_id"]] = number
+    claims = claims_path(path)
+    if claims.exists():
+        for sample_id, explanations in _read_claims(claims, kept_rows).items():
+            kept = stored.rows[sample_id]
+            kept.result = kept.result.model_copy(update={"explanations": explanations})
+
+
+def _read_claims(path: Path, kept_rows: dict[str, int]) -> dict[str, list[ClaimExplanation]]:
+    """The claims of every kept results row: those written with its sample and row number, the last block of
+    them when a crash left an earlier one behind (a block restarts when a (source, index) comes again)."""
+    found: dict[str, list[ClaimExplanation]] = {}
+    with path.open(encoding="utf-8", newline="") as handle:
+        reader = csv.DictReader(handle)
+        ended = 1  # the header's line; a quoted cell may span lines, so a row starts after the previous one ends
+        for row in reader:
+            starts, ended = ended + 1, reader.line_num
+            sample_id = row.get("sample_id") or ""
+            try:
+                if kept_rows.get(sample_id) != int(row.get("results_row") or 0):
+                    continue
+                claim = _claim_from_csv(row)
+            except (ValueError, ValidationError) as error:
+                raise InputError(
+                    RowError(str(path), f"not a ragmetrics claims row ({_short(error)})", line=starts)
+                ) from None
+            block = found.setdefault(sample_id, [])
+            if any(earlier.source == claim.source and earlier.index == claim.index for earlier in block):
+                block.clear()
+            block.append(claim)
+    return found
+
+
+def _claim_from_csv(row: dict[str, str]) -> ClaimExplanation:
+    def chunks(cell: str | None) -> list[int]:
+        return [int(number) - 1 for number in (cell or "").split()]
+
+    jointly = row.get("supported_by_contexts_jointly") or ""
+    if jointly not in ("", "True", "False"):
+        raise ValueError(f"supported_by_contexts_jointly must be True, False or empty, got {jointly!r}")
+    return ClaimExplanation(
+        source=row.get("source") or "",
+        index=int(row.get("index") or ""),
+        text=row.get("text") or "",
+        against_reference=row.get("against_reference") or None,
+        category=row.get("category") or None,
+        grounding=float(row["grounding"]) if row.get("grounding") else None,
+        supporting_chunks=chunks(row.get("supporting_chunks")),
+        contradicting_chunks=chunks(row.get("contradicting_chunks")),
+        supported_by_contexts_jointly=None if not jointly else jointly == "True",
+        rationale=row.get("rationale") or None,
+    )
+
+
+def _count_csv_rows(path: Path) -> int:
+    """Data rows of a CSV file (its header not counted; a quoted cell may span lines)."""
+    with path.open(encoding="utf-8", newline="") as handle:
+        return max(0, sum(1 for _ in csv.reader(handle)) - 1)
 
 
 def _result_from_csv(row: dict[str, str], metrics: Iterable[str], directions: dict[str, Direction]) -> EvaluationResult:
@@ -253,5 +389,10 @@ def _result_from_csv(row: dict[str, str], metrics: Iterable[str], directions: di
 
 
 def _short(error: Exception) -> str:
-    text = str(error).splitlines()[0] if str(error) else type(error).__name__
+    if isinstance(error, ValidationError) and error.errors():
+        first = error.errors()[0]
+        where = ".".join(str(part) for part in first["loc"])
+        text = f"{where}: {first['msg']}" if where else first["msg"]
+    else:
+        text = str(error).splitlines()[0] if str(error) else type(error).__name__
     return text[:200]

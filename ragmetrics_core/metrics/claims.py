@@ -52,15 +52,21 @@ class ClaimCategory(StrEnum):
 _CATEGORIES = tuple(ClaimCategory)
 
 
-def chunk_relevance(reference_vs_chunks: Sequence[Sequence[Check]], n_chunks: int, strength: StrengthOf) -> list[float]:
-    """relevance_j = max_g s(chunk_j ⊨ g): the levels at which chunk j entails some reference claim."""
-    return [max((strength(row[j]) for row in reference_vs_chunks), default=0.0) for j in range(n_chunks)]
+def strengths_of(checks: Sequence[Check], strength: StrengthOf) -> list[float]:
+    """The strength of every check of a row (or column): a matrix is read once, then every measure uses floats."""
+    return [strength(check) for check in checks]
 
 
-def grounding(chunk_row: Sequence[Check], joint: Check | None, strength: StrengthOf) -> float:
+def chunk_relevance(chunk_strengths: Sequence[Sequence[float]], n_chunks: int) -> list[float]:
+    """relevance_j = max_g s(chunk_j ⊨ g): the levels at which chunk j entails some reference claim, from the
+    strengths ``chunk_strengths[g][j]``."""
+    return [max((row[j] for row in chunk_strengths), default=0.0) for j in range(n_chunks)]
+
+
+def grounding(chunk_strengths: Sequence[float], joint: float | None) -> float:
     """A claim is grounded when some chunk entails it, or all chunks taken together do: max of the strengths."""
-    best = max((strength(check) for check in chunk_row), default=0.0)
-    return best if joint is None else max(best, strength(joint))
+    best = max(chunk_strengths, default=0.0)
+    return best if joint is None else max(best, joint)
 
 
 def category_measures(

@@ -11,7 +11,14 @@ from __future__ import annotations
 from functools import cached_property
 
 from ragmetrics_core.evidence import Check, Evidence
-from ragmetrics_core.metrics.claims import ClaimCategory, category_measures, chunk_relevance, grounding, strength_reader
+from ragmetrics_core.metrics.claims import (
+    ClaimCategory,
+    category_measures,
+    chunk_relevance,
+    grounding,
+    strength_reader,
+    strengths_of,
+)
 from ragmetrics_core.metrics.options import MetricOptions
 from ragmetrics_core.sample import RagSample
 
@@ -20,14 +27,15 @@ class Undetermined(Exception):
     """Raised by a reader when the evidence leaves the metric without a denominator."""
 
 
-def _nonempty(values: list[Check] | list[list[Check]] | None, what: str) -> None:
+def _nonempty(values: list[Check] | list[list[Check]] | list[list[float]] | None, what: str) -> None:
     if not values:
         raise Undetermined(f"no claims were extracted from the {what}")
 
 
 class Strengths:
     """Lazily derived claim strengths of one (evidence, sample, options); a property that raises
-    :class:`Undetermined` raises it again on every read (nothing is cached for it)."""
+    :class:`Undetermined` raises it again on every read (nothing is cached for it). Each verdict matrix is read
+    into strengths once, and every measure below works on those floats."""
 
     def __init__(self, evidence: Evidence, sample: RagSample, options: MetricOptions) -> None:
         self.evidence = evidence
@@ -38,20 +46,48 @@ class Strengths:
     def _row(self, checks: list[Check] | None, what: str) -> list[float]:
         assert checks is not None
         _nonempty(checks, what)
-        return [self.strength(check) for check in checks]
+        return strengths_of(checks, self.strength)
 
-    def _grounded(self, matrix: list[list[Check]] | None, joint: list[Check] | None, what: str) -> list[float]:
+    def _matrix(self, matrix: list[list[Check]] | None) -> list[list[float]]:
         assert matrix is not None
+        strength = self.strength
+        return [strengths_of(row, strength) for row in matrix]
+
+    def _column(self, checks: list[Check] | None) -> list[float] | None:
+        return None if checks is None else strengths_of(checks, self.strength)
+
+    @cached_property
+    def response_chunks(self) -> list[list[float]]:
+        """s(chunk j ⊨ r) for every response claim r and chunk j."""
+        return self._matrix(self.evidence.response_vs_chunks)
+
+    @cached_property
+    def reference_chunks(self) -> list[list[float]]:
+        """s(chunk j ⊨ g) for every reference claim g and chunk j."""
+        return self._matrix(self.evidence.reference_vs_chunks)
+
+    @cached_property
+    def response_joint(self) -> list[float] | None:
+        """s(all chunks together ⊨ r), when the judge was asked."""
+        return self._column(self.evidence.response_vs_contexts)
+
+    @cached_property
+    def reference_joint(self) -> list[float] | None:
+        """s(all chunks together ⊨ g), when the judge was asked."""
+        return self._column(self.evidence.reference_vs_contexts)
+
+    def _grounded(self, matrix: list[list[float]], joint: list[float] | None, what: str) -> list[float]:
         _nonempty(matrix, what)
-        return [grounding(row, None if joint is None else joint[i], self.strength) for i, row in enumerate(matrix)]
+        return [grounding(row, None if joint is None else joint[i]) for i, row in enumerate(matrix)]
 
     def usefulness(self, matrix: list[list[Check]] | None, what: str) -> list[float]:
         """Per chunk: the levels at which it entails some claim of ``matrix``."""
-        assert matrix is not None
         _nonempty(matrix, what)
         if matrix is self.evidence.reference_vs_chunks:
             return self.relevance  # the same maximum over the reference claims, derived once
-        return chunk_relevance(matrix, len(self.sample.retrieved_contexts), self.strength)
+        if matrix is self.evidence.response_vs_chunks:
+            return chunk_relevance(self.response_chunks, len(self.sample.retrieved_contexts))
+        return chunk_relevance(self._matrix(matrix), len(self.sample.retrieved_contexts))
 
     @cached_property
     def correct(self) -> list[float]:
@@ -66,37 +102,30 @@ class Strengths:
     @cached_property
     def relevance(self) -> list[float]:
         """s(chunk j entails some reference claim), RAGChecker's relevant chunks."""
-        assert self.evidence.reference_vs_chunks is not None
-        return chunk_relevance(self.evidence.reference_vs_chunks, len(self.sample.retrieved_contexts), self.strength)
+        return chunk_relevance(self.reference_chunks, len(self.sample.retrieved_contexts))
 
     @cached_property
     def grounded_response(self) -> list[float]:
         """s(some chunk, or all chunks together, ⊨ r)."""
-        return self._grounded(self.evidence.response_vs_chunks, self.evidence.response_vs_contexts, "response")
+        return self._grounded(self.response_chunks, self.response_joint, "response")
 
     @cached_property
     def grounded_reference_by_chunk(self) -> list[float]:
         """s(some chunk ⊨ g): per-chunk verdicts only, as RAGChecker's claim recall reads them."""
-        return self._grounded(self.evidence.reference_vs_chunks, None, "reference")
+        return self._grounded(self.reference_chunks, None, "reference")
 
     @cached_property
     def grounded_reference(self) -> list[float]:
         """s(some chunk, or all chunks together, ⊨ g)."""
-        return self._grounded(self.evidence.reference_vs_chunks, self.evidence.reference_vs_contexts, "reference")
+        return self._grounded(self.reference_chunks, self.reference_joint, "reference")
 
     @cached_property
     def categories(self) -> list[dict[ClaimCategory, float]]:
         """For every response claim, the share of strictness levels at which it falls in each category."""
         correct = self.correct
         relevance = self.relevance
-        matrix = self.evidence.response_vs_chunks
-        assert matrix is not None
-        joint = self.evidence.response_vs_contexts
-        strength = self.strength
+        joint = self.response_joint
         return [
-            category_measures(
-                correct[i], [strength(check) for check in row], None if joint is None else strength(joint[i]),
-                relevance,
-            )
-            for i, row in enumerate(matrix)
+            category_measures(correct[i], row, None if joint is None else joint[i], relevance)
+            for i, row in enumerate(self.response_chunks)
         ]

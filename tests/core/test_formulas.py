@@ -12,6 +12,7 @@ from ragmetrics_core.metrics.claims import (
     category_measures,
     chunk_relevance,
     strength_reader,
+    strengths_of,
 )
 from ragmetrics_core.metrics.options import Scoring
 
@@ -64,7 +65,7 @@ def test_response_relevancy_is_zero_when_noncommittal_and_clamped() -> None:
 
 def test_relevant_chunks_need_an_entailed_reference_claim() -> None:
     matrix = [[E, N, C], [N, N, C]]
-    assert chunk_relevance(matrix, 3, strength_reader(Scoring.BINARY)) == [1.0, 0.0, 0.0]
+    assert chunk_relevance([strengths_of(row, strength_reader(Scoring.BINARY)) for row in matrix], 3) == [1.0, 0.0, 0.0]
 
 
 def _verdicts(checks: list[Check]) -> list[float]:
