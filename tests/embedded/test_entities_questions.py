@@ -110,9 +110,18 @@ def test_a_statement_that_something_is_unknown_is_an_answer() -> None:
 def test_ascii_word_split_matches_the_unicode_one_on_casefolded_ascii(text: str) -> None:
     lowered = text.casefold()
     assert questions._ASCII_WORD_SPLIT_RE.findall(lowered) == questions._WORD_SPLIT_RE.findall(lowered)
+    assert questions._words(lowered) == questions._WORD_SPLIT_RE.findall(lowered)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from([*"aZ9 '-_?.,\t", "\u00a0", "é", "что", "什么"]), max_size=30).map("".join))
+def test_words_are_the_patterns_words_on_any_casefolded_text(text: str) -> None:
+    lowered = text.casefold()
+    assert questions._words(lowered) == questions._WORD_SPLIT_RE.findall(lowered)
 
 
 def test_ascii_word_split_on_everyday_questions() -> None:
     for text in ("What's the capital, and who-knows when?", "how_many? 3-4 o'clock", "WHERE is it", "Where: 1890's"):
         lowered = text.casefold()
         assert questions._ASCII_WORD_SPLIT_RE.findall(lowered) == questions._WORD_SPLIT_RE.findall(lowered)
+        assert questions._words(lowered) == questions._WORD_SPLIT_RE.findall(lowered)

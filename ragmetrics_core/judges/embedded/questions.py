@@ -169,12 +169,11 @@ def _features(text: str) -> dict[str, float]:
     prepared = prepare(text)
     features = dict.fromkeys(terms(prepared).weights, 1.0)
     lowered = prepared.casefold()
-    ascii_text = lowered.isascii()
-    for word in (_ASCII_WORD_SPLIT_RE if ascii_text else _WORD_SPLIT_RE).findall(lowered):
+    for word in _words(lowered):
         kind = lexicon.QUESTION_WORDS.get(word)
         if kind is not None and (word not in {"как", "что"} or "?" in lowered):
             features["?" + kind] = 1.0
-    if ascii_text:
+    if lowered.isascii():
         return features  # the Chinese question words below cannot occur
     for word in _ZH_QUESTION_WORDS:
         if word in lowered:
@@ -182,6 +181,21 @@ def _features(text: str) -> dict[str, float]:
     if "哪一年" in lowered:
         features["?when"] = 1.0
     return features
+
+
+def _words(lowered: str) -> list[str]:
+    """``_WORD_SPLIT_RE.findall`` of a casefolded text. A word never spans whitespace, so in ASCII text a
+    whitespace-separated part of letters and digits only is one word, and only the other parts go through the
+    pattern (its ASCII form)."""
+    if not lowered.isascii():
+        return _WORD_SPLIT_RE.findall(lowered)
+    words: list[str] = []
+    for part in lowered.split():
+        if part.isalnum():
+            words.append(part)
+        else:
+            words.extend(_ASCII_WORD_SPLIT_RE.findall(part))
+    return words
 
 
 def similarity(first: str, second: str) -> float:
