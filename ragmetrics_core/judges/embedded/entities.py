@@ -30,6 +30,7 @@ _DATE_RE = re.compile(
 )
 _HAN_RE = re.compile("[\u4e00-\u9fff]")
 _ASCII_MONTHS = frozenset(month for month in lexicon.MONTHS if month.isascii())
+_ASCII_MONTH_NAMES = tuple(sorted(_ASCII_MONTHS))
 _ASCII_WORD_RE = re.compile(r"\w+", re.ASCII)
 _NUMBER_UNIT_RE = re.compile(
     r"(?<![\w.,])(\d{1,3}(?:[,\u00a0 ]\d{3})+(?:\.\d+)?|\d+(?:[.,]\d+)?)(?:\s*(%|[^\W\d_]{1,20}))?"
@@ -101,9 +102,14 @@ def _number_units(sentence: str) -> list[re.Match[str]]:
 def _dates(sentence: str) -> list[re.Match[str]]:
     """``_DATE_RE``'s matches. Each of its patterns needs a whole month word (or 年), and trying the long
     case-insensitive alternation at every position is the costliest step of entity extraction; an ASCII
-    sentence (where ignoring case is plain ASCII lower-casing) without a month word cannot match."""
-    if sentence.isascii() and _ASCII_MONTHS.isdisjoint(_ASCII_WORD_RE.findall(sentence.lower())):
-        return []
+    sentence (where ignoring case is plain ASCII lower-casing) without a month word cannot match. A month
+    word is a month name in the text first: twelve substring tests rule most sentences out before the word scan."""
+    if sentence.isascii():
+        lowered = sentence.lower()
+        if not any(map(lowered.__contains__, _ASCII_MONTH_NAMES)) or _ASCII_MONTHS.isdisjoint(
+            _ASCII_WORD_RE.findall(lowered)
+        ):
+            return []
     return list(_DATE_RE.finditer(sentence))
 
 
