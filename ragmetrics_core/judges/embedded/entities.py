@@ -102,8 +102,9 @@ def _number_units(sentence: str) -> list[re.Match[str]]:
 def _dates(sentence: str) -> list[re.Match[str]]:
     """``_DATE_RE``'s matches. Each of its patterns needs a whole month word (or 年), and trying the long
     case-insensitive alternation at every position is the costliest step of entity extraction; an ASCII
-    sentence (where ignoring case is plain ASCII lower-casing) without a month word cannot match. A month
-    word is a month name in the text first: twelve substring tests rule most sentences out before the word scan."""
+    sentence (where ignoring case is plain ASCII lower-casing) without a month word cannot match. A month word
+    needs the month's name somewhere in the text: twelve substring tests rule most sentences out before the
+    word scan."""
     if sentence.isascii():
         lowered = sentence.lower()
         if not any(map(lowered.__contains__, _ASCII_MONTH_NAMES)) or _ASCII_MONTHS.isdisjoint(
