@@ -164,22 +164,22 @@ def _is_cjk_text(text: str) -> bool:
 _HAN_RE = re.compile("[\u4e00-\u9fff]")
 
 
-def _features(text: str) -> dict[str, float]:
-    """Content terms (weight 1) plus the question words of ``text`` as ``?where``-style features."""
+def _features(text: str) -> set[str]:
+    """Content terms plus the question words of ``text`` as ``?where``-style features, each of weight 1."""
     prepared = prepare(text)
-    features = dict.fromkeys(terms(prepared).weights, 1.0)
+    features = set(terms(prepared).weights)
     lowered = prepared.casefold()
     for word in _words(lowered):
         kind = lexicon.QUESTION_WORDS.get(word)
         if kind is not None and (word not in {"как", "что"} or "?" in lowered):
-            features["?" + kind] = 1.0
+            features.add("?" + kind)
     if lowered.isascii():
         return features  # the Chinese question words below cannot occur
     for word in _ZH_QUESTION_WORDS:
         if word in lowered:
-            features["?" + lexicon.QUESTION_WORDS[word]] = 1.0
+            features.add("?" + lexicon.QUESTION_WORDS[word])
     if "哪一年" in lowered:
-        features["?when"] = 1.0
+        features.add("?when")
     return features
 
 
@@ -209,9 +209,8 @@ def similarities(first: str, others: list[str]) -> list[float]:
     return [_cosine(left, _features(other)) for other in others]
 
 
-def _cosine(left: dict[str, float], right: dict[str, float]) -> float:
+def _cosine(left: set[str], right: set[str]) -> float:
+    """Cosine of two feature sets, every feature weighing 1: shared features / (√|left| · √|right|)."""
     if not left or not right:
         return 0.0
-    dot = sum(weight * right[key] for key, weight in left.items() if key in right)
-    norm = math.sqrt(sum(w * w for w in left.values())) * math.sqrt(sum(w * w for w in right.values()))
-    return dot / norm if norm else 0.0
+    return len(left & right) / (math.sqrt(len(left)) * math.sqrt(len(right)))
