@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 import re
 
+from ragmetrics_core.construct import builder
 from ragmetrics_core.evidence import Claim, GeneratedQuestion
 from ragmetrics_core.judges.embedded import lexicon
 from ragmetrics_core.judges.embedded.claims import extract_claims
@@ -19,6 +20,7 @@ from ragmetrics_core.judges.embedded.normalize import prepare, terms
 from ragmetrics_core.judges.embedded.segment import language, sentences
 
 CLAIMS_PER_QUESTION = 3
+_new_question = builder(GeneratedQuestion)
 _NONCOMMITTAL_SENTENCES = 2
 _YEAR_RE = re.compile(r"(?<!\d)(?:1\d{3}|20\d{2})(?!\d)")
 _NUMBER_RE = re.compile(r"\d")
@@ -75,7 +77,7 @@ def generate_questions(response: str, n_questions: int) -> list[GeneratedQuestio
     for variant in range(n_questions):
         start = variant % len(per_claim)
         chosen = (per_claim[start:] + per_claim[:start])[:CLAIMS_PER_QUESTION]
-        questions.append(GeneratedQuestion(text=_join(chosen), noncommittal=noncommittal))
+        questions.append(_new_question({"text": _join(chosen), "noncommittal": noncommittal}))
     return questions
 
 
