@@ -397,9 +397,9 @@ def _antecedent(left: str) -> str:
 
 def _split_list(clause: str) -> list[str]:
     """"X uses A, B, and C" → "X uses A", "X uses B", "X uses C" when the items are short."""
+    if clause.count(",") < 2:
+        return [clause]  # fewer than three parts: most clauses, told without splitting
     parts = [part.strip() for part in clause.split(",")]
-    if len(parts) < 3:
-        return [clause]
     last_words = parts[-1].split()
     if not last_words or last_words[0].casefold() not in {"and", "or", "и", "или"}:
         return [clause]
