@@ -24,44 +24,52 @@ def explain(evidence: Evidence, sample: RagSample) -> list[ClaimExplanation]:
     )
     explanations: list[ClaimExplanation] = []
     for i, claim in enumerate(evidence.response_claims or []):
-        row = _row(evidence.response_vs_chunks, i)
-        joint = _at(evidence.response_vs_contexts, i)
-        against = _at(evidence.response_vs_reference, i)
-        category = None
-        if against is not None and row is not None and relevance is not None:
-            category = categorize(
-                _VERDICT(against), strengths_of(row, _VERDICT), None if joint is None else _VERDICT(joint), relevance
-            ).value
-        explanations.append(_explanation("response", i, claim.text, against, row, joint, category))
+        explanations.append(_explanation(
+            "response", i, claim.text, _at(evidence.response_vs_reference, i), _row(evidence.response_vs_chunks, i),
+            _at(evidence.response_vs_contexts, i), relevance,
+        ))
     for g, claim in enumerate(evidence.reference_claims or []):
-        row = _row(evidence.reference_vs_chunks, g)
-        joint = _at(evidence.reference_vs_contexts, g)
-        against = _at(evidence.reference_vs_response, g)
-        explanations.append(_explanation("reference", g, claim.text, against, row, joint, None))
+        explanations.append(_explanation(
+            "reference", g, claim.text, _at(evidence.reference_vs_response, g), _row(evidence.reference_vs_chunks, g),
+            _at(evidence.reference_vs_contexts, g), None,
+        ))
     return explanations
 
 
 def _explanation(
     source: str, index: int, text: str, against: Check | None, row: list[Check] | None, joint: Check | None,
-    category: str | None,
+    relevance: list[float] | None,
 ) -> ClaimExplanation:
+    """``relevance`` (the chunks' relevance at the judge's verdicts) is given for response claims, whose category
+    it decides together with the verdicts against the reference and the chunks."""
     # Chunks are numbered from 1 in text, as the judges' own rationales number them.
     premise = "reference" if source == "response" else "response"
     rationales = [f"{premise}: {against.rationale}"] if against is not None and against.rationale else []
-    # One pass over the row (this runs for every claim of every scored sample).
+    # One pass over the row (this runs for every claim of every scored sample): what the chunks say, and the
+    # verdict and graded strengths the category and the grounding are read from.
     supporting: list[int] = []
     contradicting: list[int] = []
     chunk_rationales: list[str] = []
-    for j, check in enumerate(row or []):
+    verdicts: list[float] = []
+    graded: list[float] = []
+    for j, check in enumerate(row or ()):
+        graded.append(_GRADED(check))
         verdict = check.verdict
         if verdict is Verdict.NEUTRAL:
+            verdicts.append(0.0)
             continue
+        verdicts.append(1.0 if verdict is Verdict.ENTAILED else 0.0)
         (supporting if verdict is Verdict.ENTAILED else contradicting).append(j)
         if check.rationale:
             chunk_rationales.append(f"chunk {j + 1}: {check.rationale}")
     if joint is not None and joint.rationale and not supporting:
         rationales.append(f"all chunks: {joint.rationale}")
     rationales.extend(chunk_rationales)
+    category = None
+    if relevance is not None and against is not None and row is not None:
+        category = categorize(
+            _VERDICT(against), verdicts, None if joint is None else _VERDICT(joint), relevance
+        ).value
     return _new_explanation({
         "source": source,
         "index": index,
@@ -70,9 +78,7 @@ def _explanation(
         "supporting_chunks": supporting,
         "contradicting_chunks": contradicting,
         "supported_by_contexts_jointly": None if joint is None else joint.entailed,
-        "grounding": None if row is None else grounding(
-            strengths_of(row, _GRADED), None if joint is None else _GRADED(joint)
-        ),
+        "grounding": None if row is None else grounding(graded, None if joint is None else _GRADED(joint)),
         "category": category,
         "rationale": " | ".join(rationales) or None,
     })
