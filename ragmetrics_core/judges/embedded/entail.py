@@ -432,11 +432,7 @@ def _score(claim: Terms, premise: Premise, positions: tuple[int, ...], total: fl
         return _fuzzy_score(claim, premise, positions, total)
     if len(positions) == 2:
         return _pair_window(claim, premise, positions, _pair_coverage(claim, premise, positions, total))
-    present: dict[str, float] | set[str]
-    if len(positions) == 1:
-        present = premise.units[positions[0]].weights
-    else:
-        present = set().union(*[premise.units[position].weights for position in positions])
+    present = _window_terms(premise, positions)
     keys = premise.keys
     earned = 0.0
     missing: list[str] = []
@@ -447,19 +443,26 @@ def _score(claim: Terms, premise: Premise, positions: tuple[int, ...], total: fl
             missing.append(key)
             if key in keys:  # (a term absent from the premise earns nothing: adding 0.0 would change nothing)
                 earned += weight * ELSEWHERE_CREDIT
-    coverage = earned / total
+    return _window(positions, earned / total, missing)
+
+
+def _window(positions: tuple[int, ...], coverage: float, missing: list[str]) -> _Window:
+    """A scored window, its coverage discounted for every sentence beyond the first."""
     if len(positions) > 1:
         coverage *= _discount(positions)
     return _Window(positions, coverage, tuple(missing))
 
 
+def _window_terms(premise: Premise, positions: tuple[int, ...]) -> dict[str, float] | set[str]:
+    """The terms of a window's sentences: one sentence's own weights, or the union of several sentences' terms."""
+    if len(positions) == 1:
+        return premise.units[positions[0]].weights
+    return set().union(*[premise.units[position].weights for position in positions])
+
+
 def _fuzzy_score(claim: Terms, premise: Premise, positions: tuple[int, ...], total: float) -> _Window:
     """:func:`_score` with part credit for near matches in the window (:func:`_near_credit`)."""
-    present: dict[str, float] | set[str]
-    if len(positions) == 1:
-        present = premise.units[positions[0]].weights
-    else:
-        present = set().union(*[premise.units[position].weights for position in positions])
+    present = _window_terms(premise, positions)
     keys = premise.keys
     heads = premise.heads
     earned = 0.0
@@ -475,10 +478,7 @@ def _fuzzy_score(claim: Terms, premise: Premise, positions: tuple[int, ...], tot
         if credit == 0.0 and key in keys:
             credit = ELSEWHERE_CREDIT
         earned += weight * credit
-    coverage = earned / total
-    if len(positions) > 1:
-        coverage *= _discount(positions)
-    return _Window(positions, coverage, tuple(missing))
+    return _window(positions, earned / total, missing)
 
 
 def _pair_window(claim: Terms, premise: Premise, positions: tuple[int, ...], coverage: float) -> _Window:

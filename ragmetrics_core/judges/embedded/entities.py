@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from ragmetrics_core.judges.embedded import lexicon
 from ragmetrics_core.judges.embedded.lexicon import words
 from ragmetrics_core.judges.embedded.normalize import Terms, prepare, terms
+from ragmetrics_core.judges.embedded.scan import matches_at, searcher
 from ragmetrics_core.judges.embedded.segment import sentences
 
 MAX_ENTITIES = 64
@@ -35,7 +36,6 @@ _ASCII_WORD_RE = re.compile(r"\w+", re.ASCII)
 _NUMBER_UNIT_RE = re.compile(
     r"(?<![\w.,])(\d{1,3}(?:[,\u00a0 ]\d{3})+(?:\.\d+)?|\d+(?:[.,]\d+)?)(?:\s*(%|[^\W\d_]{1,20}))?"
 )
-_DIGIT_RE = re.compile(r"\d")
 _WORD_RE = re.compile(r"[^\W_]+(?:['\-][^\W_]+)*")
 _CONNECTORS = frozenset(words("of de du la le von van der den da di y and & in for on at's")) | {"'s"}
 _LEADING_FUNCTION_WORDS = (lexicon.EN_STOPWORDS | lexicon.RU_STOPWORDS) - {"great", "new", "old"}
@@ -87,16 +87,10 @@ def _sentence_entities(sentence: str) -> list[str]:
 def _number_units(sentence: str) -> list[re.Match[str]]:
     """``_NUMBER_UNIT_RE``'s matches, tried only at digits: the pattern opens with a look-behind, so ``re`` tries it
     at every position, while a search for a digit skips to the few places a match can start."""
-    found: list[re.Match[str]] = []
-    position = 0
-    while (digit := _DIGIT_RE.search(sentence, position)) is not None:
-        match = _NUMBER_UNIT_RE.match(sentence, digit.start())  # the look-behind still sees the text before
-        if match is None:
-            position = digit.start() + 1
-        else:
-            found.append(match)
-            position = match.end()
-    return found
+    return matches_at(_NUMBER_UNIT_RE, sentence, _next_digit)
+
+
+_next_digit = searcher(re.compile(r"\d"))
 
 
 def _dates(sentence: str) -> list[re.Match[str]]:

@@ -14,6 +14,7 @@ import re
 from ragmetrics_core.judges.embedded import lexicon
 from ragmetrics_core.judges.embedded.memo import text_cache
 from ragmetrics_core.judges.embedded.normalize import prepare
+from ragmetrics_core.judges.embedded.scan import matches_at, searcher
 
 MAX_SENTENCES = 4000
 """Sentences kept per text; the rest of a huge text is ignored (documented cap)."""
@@ -97,26 +98,17 @@ def _split_paragraph(paragraph: str) -> list[str]:
 
 def _boundaries(paragraph: str) -> list[re.Match[str]]:
     """The matches of ``_BOUNDARY_RE.finditer(paragraph)``, tried only where a mark is."""
-    found: list[re.Match[str]] = []
-    position = 0
     if any(map(paragraph.__contains__, _ASCII_MARKS_BUT_PERIOD if paragraph.isascii() else _MARKS_BUT_PERIOD)):
-        while (mark := _MARK_RE.search(paragraph, position)) is not None:
-            match = _BOUNDARY_RE.match(paragraph, mark.start())
-            if match is None:
-                position = mark.start() + 1
-            else:
-                found.append(match)
-                position = match.end()
-        return found
+        return matches_at(_BOUNDARY_RE, paragraph, _next_mark)
     # Periods only, the usual prose: ``str.find`` skips to them far faster than the regex scan.
-    while (at := paragraph.find(".", position)) >= 0:
-        match = _BOUNDARY_RE.match(paragraph, at)
-        if match is None:
-            position = at + 1
-        else:
-            found.append(match)
-            position = match.end()
-    return found
+    return matches_at(_BOUNDARY_RE, paragraph, _next_period)
+
+
+_next_mark = searcher(_MARK_RE)
+
+
+def _next_period(paragraph: str, position: int) -> int:
+    return paragraph.find(".", position)
 
 
 def _ends_sentence(paragraph: str, mark_at: int, mark: str, next_at: int) -> bool:
