@@ -102,7 +102,6 @@ class ResultWriter:
         self.format: OutputFormat = fmt or output_format(self.path)
         self.metrics = list(metrics)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        starts_anew = not self.path.exists() or self.path.stat().st_size == 0
         self._file = self._open(
             self.path,
             csv_header(self.metrics) if self.format == "csv" else None,
@@ -113,9 +112,9 @@ class ResultWriter:
         self.claims_path: Path | None = None
         if self.format == "csv":
             self.claims_path = claims_path(self.path)
-            if starts_anew and self.claims_path.exists():
-                self.claims_path.unlink()  # claims of an earlier run must not mix into a new results file
-            self._rows = 0 if starts_anew else _count_csv_rows(self.path)
+            self._rows = _count_csv_rows(self.path)
+            if not self._rows and self.claims_path.exists():
+                self.claims_path.unlink()  # no results row yet: claims of an earlier run must not mix in
             try:
                 self._claims = self._open(
                     self.claims_path, list(CLAIM_COLUMNS), "is not a ragmetrics claims file; move it away"
@@ -359,9 +358,10 @@ def _claim_from_csv(row: dict[str, str]) -> ClaimExplanation:
 
 
 def _count_csv_rows(path: Path) -> int:
-    """Data rows of a CSV file (its header not counted; a quoted cell may span lines)."""
+    """Data rows of a CSV file as ``csv.DictReader`` reads them: the header and blank lines not counted (a quoted
+    cell may span lines)."""
     with path.open(encoding="utf-8", newline="") as handle:
-        return max(0, sum(1 for _ in csv.reader(handle)) - 1)
+        return max(0, sum(1 for row in csv.reader(handle) if row) - 1)
 
 
 def _result_from_csv(row: dict[str, str], metrics: Iterable[str], directions: dict[str, Direction]) -> EvaluationResult:

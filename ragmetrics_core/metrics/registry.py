@@ -166,8 +166,8 @@ def _faithfulness(v: Strengths) -> float:
 def _context_precision(v: Strengths) -> float:
     # A chunk is useful when it entails some claim: the same max-over-claims as chunk relevance.
     if _precision_strategy(v.sample, v.options) is ContextPrecisionStrategy.REFERENCE:
-        return formulas.average_precision(v.usefulness(v.evidence.reference_vs_chunks, "reference"))
-    return formulas.average_precision(v.usefulness(v.evidence.response_vs_chunks, "response"))
+        return formulas.average_precision(v.usefulness("reference"))
+    return formulas.average_precision(v.usefulness("response"))
 
 
 def _context_recall(v: Strengths) -> float:

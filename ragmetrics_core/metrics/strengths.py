@@ -9,6 +9,7 @@ verdicts. A strength is a graded support, or 1/0 from a verdict with ``scoring="
 from __future__ import annotations
 
 from functools import cached_property
+from typing import Literal
 
 from ragmetrics_core.evidence import Check, Evidence
 from ragmetrics_core.metrics.claims import (
@@ -80,14 +81,13 @@ class Strengths:
         _nonempty(matrix, what)
         return [grounding(row, None if joint is None else joint[i]) for i, row in enumerate(matrix)]
 
-    def usefulness(self, matrix: list[list[Check]] | None, what: str) -> list[float]:
-        """Per chunk: the levels at which it entails some claim of ``matrix``."""
-        _nonempty(matrix, what)
-        if matrix is self.evidence.reference_vs_chunks:
+    def usefulness(self, claims: Literal["reference", "response"]) -> list[float]:
+        """Per chunk: the levels at which it entails some claim of the reference or of the response."""
+        if claims == "reference":
+            _nonempty(self.evidence.reference_vs_chunks, "reference")
             return self.relevance  # the same maximum over the reference claims, derived once
-        if matrix is self.evidence.response_vs_chunks:
-            return chunk_relevance(self.response_chunks, len(self.sample.retrieved_contexts))
-        return chunk_relevance(self._matrix(matrix), len(self.sample.retrieved_contexts))
+        _nonempty(self.evidence.response_vs_chunks, "response")
+        return chunk_relevance(self.response_chunks, len(self.sample.retrieved_contexts))
 
     @cached_property
     def correct(self) -> list[float]:

@@ -138,3 +138,14 @@ def test_jsonl_results_have_no_claims_file(tmp_path: Path) -> None:
     source = write_jsonl(tmp_path / "in.jsonl", [good_row(1)])
     evaluate_file(source, out=tmp_path / "out.jsonl", judge=SentenceJudge(), metrics=METRICS, progress=False)
     assert sorted(path.name for path in tmp_path.iterdir()) == ["in.jsonl", "out.jsonl"]
+
+
+def test_a_results_file_cut_to_its_header_starts_a_new_claims_file(tmp_path: Path) -> None:
+    out = tmp_path / "out.csv"
+    with ResultWriter(out, METRICS) as writer:
+        writer.write(_result("s1", _claim(0, "lost with its row", [0])))
+    # A crash that left the header only: the claims written for the lost row are orphans.
+    out.write_text(out.read_text(encoding="utf-8").splitlines(keepends=True)[0], encoding="utf-8")
+    with ResultWriter(out, METRICS) as writer:
+        writer.write(_result("s2", _claim(0, "new", [0])))
+    assert [(row["sample_id"], row["results_row"]) for row in _rows(claims_path(out))] == [("s2", "1")]
