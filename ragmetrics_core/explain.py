@@ -54,11 +54,10 @@ def _explanation(
     graded: list[float] = []
     for j, check in enumerate(row or ()):
         graded.append(_GRADED(check))
+        verdicts.append(_VERDICT(check))
         verdict = check.verdict
         if verdict is Verdict.NEUTRAL:
-            verdicts.append(0.0)
             continue
-        verdicts.append(1.0 if verdict is Verdict.ENTAILED else 0.0)
         (supporting if verdict is Verdict.ENTAILED else contradicting).append(j)
         if check.rationale:
             chunk_rationales.append(f"chunk {j + 1}: {check.rationale}")

@@ -18,6 +18,8 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar, cast
 
+from pydantic import SecretStr
+
 from ragmetrics_core.evidence import (
     CHECK_PARTS,
     EXTRACTION_PARTS,
@@ -99,23 +101,12 @@ class OpenAIJudge:
         if cache is None and config.cache_path is not None:
             cache = JudgeCache(config.cache_path)
         self.cache = cache
-        self._chat = OpenAIEndpoint(
-            base_url=config.base_url,
-            api_key=config.api_key,
-            timeout_s=config.timeout_s,
-            concurrency=config.concurrency,
-            retry=config.retry,
-            cache=cache,
-            default_headers=config.default_headers,
-            default_query=config.default_query,
-            sleep=sleep,
-            now=now,
-        )
-        self._embeddings: OpenAIEndpoint | None = None
-        if config.embedding_model is not None:
-            self._embeddings = OpenAIEndpoint(
-                base_url=config.embedding_base_url or config.base_url,
-                api_key=config.embedding_api_key or config.api_key,
+
+        def endpoint(base_url: str, api_key: SecretStr | None) -> OpenAIEndpoint:
+            # Chat and embeddings may live at different endpoints; everything else they share.
+            return OpenAIEndpoint(
+                base_url=base_url,
+                api_key=api_key,
                 timeout_s=config.timeout_s,
                 concurrency=config.concurrency,
                 retry=config.retry,
@@ -124,6 +115,13 @@ class OpenAIJudge:
                 default_query=config.default_query,
                 sleep=sleep,
                 now=now,
+            )
+
+        self._chat = endpoint(config.base_url, config.api_key)
+        self._embeddings: OpenAIEndpoint | None = None
+        if config.embedding_model is not None:
+            self._embeddings = endpoint(
+                config.embedding_base_url or config.base_url, config.embedding_api_key or config.api_key
             )
         self._similarity_fallback = similarity_fallback
         self._usage = Usage()
