@@ -1,0 +1,74 @@
+"""A per-sample CPU budget that CPU-bound judge work checks between its steps.
+
+An event loop cannot preempt synchronous work, so a timeout around ``aevaluate`` cannot stop a sample that is
+busy inside an in-process judge. Instead the caller opens a budget around one sample (:func:`cpu_budget`); a
+judge wraps each synchronous stretch of its work in :func:`metered` and calls :func:`checkpoint` between steps,
+which raises :class:`EvaluationBudgetExceeded` once the CPU time spent in metered stretches passes the limit.
+Only metered time counts, so other samples interleaved on the same thread (``evaluate_many``, the online
+worker) are never charged to this one. Without a budget, both calls cost one context-variable lookup.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
+
+
+class EvaluationBudgetExceeded(Exception):
+    """The sample spent its CPU budget; what it needs from the judge is left undetermined."""
+
+
+@dataclass
+class _Budget:
+    limit_s: float
+    spent_s: float = 0.0
+    stretch_started: float | None = None
+
+    def used(self) -> float:
+        running = 0.0 if self.stretch_started is None else time.thread_time() - self.stretch_started
+        return self.spent_s + running
+
+
+_current: ContextVar[_Budget | None] = ContextVar("ragmetrics_cpu_budget", default=None)
+
+
+@contextmanager
+def cpu_budget(seconds: float | None) -> Iterator[None]:
+    """Give the work inside (one sample's evaluation) ``seconds`` of metered CPU time; ``None`` = unlimited."""
+    if seconds is None:
+        yield
+        return
+    if seconds <= 0:
+        raise ValueError("a CPU budget must be positive")
+    token = _current.set(_Budget(limit_s=seconds))
+    try:
+        yield
+    finally:
+        _current.reset(token)
+
+
+@contextmanager
+def metered() -> Iterator[None]:
+    """Charge the CPU time of this synchronous stretch to the current budget (if any)."""
+    budget = _current.get()
+    if budget is None or budget.stretch_started is not None:  # no budget, or already inside a metered stretch
+        yield
+        return
+    budget.stretch_started = time.thread_time()
+    try:
+        yield
+    finally:
+        budget.spent_s += time.thread_time() - budget.stretch_started
+        budget.stretch_started = None
+
+
+def checkpoint() -> None:
+    """Raise :class:`EvaluationBudgetExceeded` when the current budget is spent; a no-op without one."""
+    budget = _current.get()
+    if budget is not None and budget.used() > budget.limit_s:
+        raise EvaluationBudgetExceeded(
+            f"evaluation budget exceeded ({budget.used():.2f} s of CPU, limit {budget.limit_s:g} s)"
+        )

@@ -1,0 +1,53 @@
+"""The per-sample CPU budget: only metered stretches count, checkpoints raise once it is spent."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from ragmetrics_core.budget import EvaluationBudgetExceeded, checkpoint, cpu_budget, metered
+
+
+def _burn(seconds: float) -> None:
+    end = time.thread_time() + seconds
+    while time.thread_time() < end:
+        pass
+
+
+def test_checkpoint_without_budget_never_raises() -> None:
+    with metered():
+        _burn(0.02)
+        checkpoint()
+
+
+def test_metered_work_past_the_limit_raises_at_the_next_checkpoint() -> None:
+    with cpu_budget(0.05), metered():
+        checkpoint()
+        _burn(0.08)
+        with pytest.raises(EvaluationBudgetExceeded, match="evaluation budget exceeded"):
+            checkpoint()
+
+
+def test_unmetered_work_is_not_charged() -> None:
+    with cpu_budget(0.05):
+        _burn(0.08)  # e.g. another sample interleaved on the same thread
+        with metered():
+            checkpoint()
+
+
+def test_budget_accumulates_over_stretches_and_nested_stretches_count_once() -> None:
+    with cpu_budget(0.1):
+        for _ in range(3):
+            with metered(), metered():
+                _burn(0.04)
+        with pytest.raises(EvaluationBudgetExceeded):
+            checkpoint()
+
+
+def test_budget_must_be_positive_and_none_is_unlimited() -> None:
+    with pytest.raises(ValueError), cpu_budget(0):
+        pass
+    with cpu_budget(None), metered():
+        _burn(0.01)
+        checkpoint()
