@@ -7,8 +7,10 @@ whole verdict matrix, so a sample of five 100-word chunks costs a few millisecon
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
+from ragmetrics_core.budget import checkpoint, metered
 from ragmetrics_core.construct import builder
 from ragmetrics_core.evidence import Check, Claim, EvidencePart, Verdict
 from ragmetrics_core.judges.base import (
@@ -24,6 +26,8 @@ from ragmetrics_core.judges.embedded.entail import Premise, check
 from ragmetrics_core.judges.embedded.entities import entity_found, extract_entities
 from ragmetrics_core.judges.embedded.normalize import Terms, terms
 from ragmetrics_core.judges.embedded.questions import generate_questions, similarities
+
+T = TypeVar("T")
 
 MAX_CONTEXTS = 1000
 """Chunks judged per sample; verdicts for chunks beyond it are *neutral* with a reason (documented cap)."""
@@ -43,20 +47,23 @@ class EmbeddedJudge:
             raise TypeError(f"extract expects an ExtractionRequest, got {type(request).__name__}")
         started = time.perf_counter()
         want = request.want
-        result = Extraction(
-            response_claims=extract_claims(request.response) if EvidencePart.RESPONSE_CLAIMS in want else None,
-            reference_claims=(
-                extract_claims(request.reference or "") if EvidencePart.REFERENCE_CLAIMS in want else None
-            ),
-            reference_entities=(
-                extract_entities(request.reference) if EvidencePart.REFERENCE_ENTITIES in want else None
-            ),
-            generated_questions=(
-                generate_questions(request.response, request.n_questions)
-                if EvidencePart.GENERATED_QUESTIONS in want
-                else None
-            ),
-        )
+        with metered():
+            result = Extraction(
+                response_claims=(
+                    _step(extract_claims, request.response) if EvidencePart.RESPONSE_CLAIMS in want else None
+                ),
+                reference_claims=(
+                    _step(extract_claims, request.reference or "") if EvidencePart.REFERENCE_CLAIMS in want else None
+                ),
+                reference_entities=(
+                    _step(extract_entities, request.reference) if EvidencePart.REFERENCE_ENTITIES in want else None
+                ),
+                generated_questions=(
+                    _step(generate_questions, request.response, request.n_questions)
+                    if EvidencePart.GENERATED_QUESTIONS in want
+                    else None
+                ),
+            )
         result.usage = Usage(latency_s=time.perf_counter() - started)
         return result
 
@@ -64,7 +71,8 @@ class EmbeddedJudge:
         if not isinstance(request, CheckRequest):
             raise TypeError(f"check expects a CheckRequest, got {type(request).__name__}")
         started = time.perf_counter()
-        result = _Checker(request).run()
+        with metered():
+            result = _Checker(request).run()
         result.usage = Usage(latency_s=time.perf_counter() - started)
         return result
 
@@ -73,7 +81,8 @@ class EmbeddedJudge:
             raise TypeError("similarity expects a question string and a list of candidate strings")
         started = time.perf_counter()
         texts = [candidate for candidate in candidates if isinstance(candidate, str)]
-        computed = iter(similarities(question, texts))
+        with metered():
+            computed = iter(_step(similarities, question, texts))
         values = [next(computed) if isinstance(candidate, str) else 0.0 for candidate in candidates]
         return SimilarityResult(similarities=values, usage=Usage(latency_s=time.perf_counter() - started))
 
@@ -120,7 +129,7 @@ class _Checker:
     def chunks(self) -> list[Premise]:
         if self._chunks is None:
             contexts = self.request.contexts[:MAX_CONTEXTS]
-            self._chunks = [Premise.from_text(text, group=number) for number, text in enumerate(contexts)]
+            self._chunks = [_step(Premise.from_text, text, group=number) for number, text in enumerate(contexts)]
             self._labels = [f"chunk {number + 1}" for number in range(len(contexts))]
         return self._chunks
 
@@ -145,6 +154,7 @@ class _Checker:
             if best is not None and best[1].strength >= 1.0:
                 column.append(_from_chunk(*best))  # full support already
                 continue
+            checkpoint()
             together = check(claim, self.joint, "contexts")
             if best is not None and best[1].strength >= together.strength:
                 together = _from_chunk(*best)
@@ -152,6 +162,7 @@ class _Checker:
         return column
 
     def _row(self, claim: Terms) -> list[Check]:
+        checkpoint()
         row = [check(claim, premise, label) for premise, label in zip(self.chunks, self._labels, strict=True)]
         skipped = len(self.request.contexts) - len(row)
         if skipped > 0:
@@ -160,6 +171,12 @@ class _Checker:
                        rationale=f"not judged: more than {MAX_CONTEXTS} chunks")] * skipped
             )
         return row
+
+
+def _step(work: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """One step of the judge's work, after checking the sample's CPU budget (:mod:`ragmetrics_core.budget`)."""
+    checkpoint()
+    return work(*args, **kwargs)
 
 
 def _from_chunk(chunk: int, single: Check) -> Check:

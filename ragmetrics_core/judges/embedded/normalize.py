@@ -8,6 +8,7 @@ a weight for how much evidence it carries: numbers and names weigh most, hedging
 
 from __future__ import annotations
 
+import math
 import re
 import unicodedata
 from functools import lru_cache
@@ -23,7 +24,9 @@ _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _LETTER = rf"[^\W\d_{_CJK}]"
 _TOKEN_RE = re.compile(
     rf"(?P<mixed>\d*{_LETTER}+\d[^\W_{_CJK}]*)"
-    r"|(?P<num>\d{1,3}(?:(?:,|[\u00a0\u202f\u2009 ])\d{3})+(?:\.\d+)?(?!\d)|\d+(?:[.,]\d+)?)"
+    # Digit groups use one separator throughout: "286,723 213,723" is two numbers, "1 000 000,5" one.
+    r"|(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?(?!\d)|\d{1,3}(?:[\u00a0\u202f\u2009 ]\d{3})+(?:[.,]\d+)?(?!\d)"
+    r"|\d+(?:[.,]\d+)?)"
     rf"|(?P<cjk>[{_CJK}]+)"
     rf"|(?P<word>[^\W\d_{_CJK}]+(?:'[^\W\d_{_CJK}]+)*)"
 )
@@ -154,11 +157,18 @@ def number_key(value: float) -> str:
     return "#" + (str(int(value)) if value.is_integer() else repr(round(value, 6)))
 
 
-def parse_number(raw: str) -> float:
+def parse_number(raw: str) -> float | None:
+    """The value of a number token ("1,889", "1 889", "1 000 000,5", "3.5", "3,5"), or ``None`` when it cannot be
+    read (e.g. a comma-grouped number cut mid-group by the token length cap): one unreadable token is left out,
+    it never costs the sample."""
     compact = raw.replace("\u00a0", "").replace("\u202f", "").replace("\u2009", "").replace(" ", "")
     if "," in compact:
-        compact = compact.replace(",", "") if _THOUSANDS_RE.fullmatch(compact) else compact.replace(",", ".")
-    return float(compact)
+        compact = compact.replace(",", "") if _THOUSANDS_RE.fullmatch(compact) else compact.replace(",", ".", 1)
+    try:
+        value = float(compact)
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None
 
 
 @text_cache(maxsize=8192, max_chars=2_000)
@@ -249,8 +259,11 @@ def _token_terms(text: str, matches: list[_Token]) -> Terms:
                 after = next_token[1].casefold()
                 if next_token[2] == end or not text[end : next_token[2]].strip():
                     follower = after
-            number = _number(token[:MAX_TOKEN_CHARS], follower if follower in _NUMBER_FOLLOWERS else "",
-                             text[end : end + 1] == "%")
+            read = _number(token[:MAX_TOKEN_CHARS], follower if follower in _NUMBER_FOLLOWERS else "",
+                           text[end : end + 1] == "%")
+            if read is None:
+                continue  # unreadable as a number: this one token is left out
+            number = read
             if number.kind == "count" and number.value <= 31:
                 before = matches[index - 1][1].casefold() if index > 0 else ""
                 number = _day_or_count(number, before, after)
@@ -365,6 +378,8 @@ def _plain_terms(text: str) -> Terms | None:
                         and raw.startswith(token)
                     )
                     number = _number(waiting_token[:MAX_TOKEN_CHARS], after if adjacent else "", False)
+                    if number is None:
+                        return None  # the token list leaves the unreadable token out
                     if number.kind == "count" and number.value <= 31:
                         number = _day_or_count(number, _token_before(parts, waiting_at, first), after)
                     numbers.append(number)
@@ -421,6 +436,8 @@ def _plain_terms(text: str) -> Terms | None:
         negated = True  # nothing follows the cue
     elif waiting == _NUMBER_WAITS:
         number = _number(waiting_token[:MAX_TOKEN_CHARS], "", False)
+        if number is None:
+            return None
         if number.kind == "count" and number.value <= 31:
             number = _day_or_count(number, _token_before(parts, waiting_at, first), "")
         numbers.append(number)
@@ -584,11 +601,14 @@ _LY_NOUNS = frozenset(words("family assembly monopoly butterfly anomaly supply r
 
 
 @lru_cache(maxsize=8192)
-def _number(token: str, follower: str, percent: bool) -> Number:
+def _number(token: str, follower: str, percent: bool) -> Number | None:
     """A number token (at most 64 characters); ``follower`` is the casefolded scale or unit right after it, or
-    "" (only the words of :data:`_NUMBER_FOLLOWERS` change a number, so only they reach this cache)."""
+    "" (only the words of :data:`_NUMBER_FOLLOWERS` change a number, so only they reach this cache). ``None`` for
+    a token that cannot be read as a number."""
     plain = token.isdigit()
     value = float(token) if plain else parse_number(token)  # plain digits: nothing for parse_number to clean
+    if value is None:
+        return None
     scale = lexicon.NUMBER_SCALES.get(follower)
     if scale is not None:
         value *= scale

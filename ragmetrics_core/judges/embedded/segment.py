@@ -20,7 +20,11 @@ MAX_SENTENCES = 4000
 """Sentences kept per text; the rest of a huge text is ignored (documented cap)."""
 
 _CLOSERS = "\"'»”’)\\]」』）】"
-_BOUNDARY_RE = re.compile(rf"([.!?…]+[{_CLOSERS}]*)(\s+)|([。！？；!?;]+[{_CLOSERS}]*)\s*")
+# A boundary starts at the first mark of a run (the look-behinds): tried inside a long run of marks that no space
+# follows ("....", "……"), each position would rescan the rest of the run, quadratic in its length.
+_BOUNDARY_RE = re.compile(
+    rf"((?<![.!?…])[.!?…]+[{_CLOSERS}]*)(\s+)|((?<![。！？；!?;])[。！？；!?;]+[{_CLOSERS}]*)\s*"
+)
 _MARK_RE = re.compile("[.!?…。！？；;]")
 """Where a boundary can start (the first characters of both branches above). ``re`` scans for one character
 class quickly, but tries the two-branch pattern at every position: finding candidates first is several times

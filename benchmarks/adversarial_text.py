@@ -1,0 +1,59 @@
+"""Seconds the embedded judge needs for one sample whose context (or response) is 1 MB of adversarial text.
+
+Every step of the embedded judge must be linear or capped on any input: a run of periods or ellipses was
+quadratic in sentence splitting (25k dots took 15 s). Each kind is scored once as the context of a sample with an
+ordinary question, response and reference, and once as the response, all fifteen metrics; the table prints the
+seconds side by side.
+
+    .venv/bin/python benchmarks/adversarial_text.py            # 1 MB of each kind
+    .venv/bin/python benchmarks/adversarial_text.py --mb 0.1   # smaller
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections.abc import Callable
+
+from ragmetrics_core import Evaluator, RagSample
+
+KINDS: dict[str, Callable[[int], str]] = {
+    "dot run": lambda size: "." * size,
+    "ellipsis run": lambda size: "…" * size,
+    "one giant token": lambda size: "a" * size,
+    "digit groups": lambda size: ("286,723 213,723 7 570,376.4 1,000\u00a0000.5 " * (size // 44 + 1))[:size],
+    "50k tiny sentences": lambda size: ("A b. " * (size // 5 + 1))[:size],
+    "mixed marks": lambda size: (".!?…。！？；" * (size // 8 + 1))[:size],
+    "unbroken Chinese": lambda size: ("北京是中国的首都" * (size // 8 + 1))[:size],
+}
+
+
+def seconds(evaluator: Evaluator, sample: RagSample) -> float:
+    started = time.perf_counter()
+    evaluator.evaluate(sample)
+    return time.perf_counter() - started
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--mb", type=float, default=1.0, help="size of each adversarial text in MB (characters)")
+    args = parser.parse_args()
+    size = int(args.mb * 1_000_000)
+    evaluator = Evaluator()
+    question = "When was the Eiffel Tower built?"
+    answer = "The Eiffel Tower was built in 1889."
+    print(f"{'kind':22s} {'as context':>11s} {'as response':>12s}   ({args.mb:g} MB each, all metrics)")
+    for name, make in KINDS.items():
+        text = make(size)
+        in_context = seconds(evaluator, RagSample(
+            user_input=question, retrieved_contexts=[text, "The tower was built in 1889."], response=answer,
+            reference=answer,
+        ))
+        in_response = seconds(evaluator, RagSample(
+            user_input=question, retrieved_contexts=["The tower was built in 1889."], response=text, reference=answer,
+        ))
+        print(f"{name:22s} {in_context:10.2f}s {in_response:11.2f}s")
+
+
+if __name__ == "__main__":
+    main()
