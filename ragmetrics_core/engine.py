@@ -189,6 +189,7 @@ class Evaluator:
         if check_parts:
             request_check = CheckRequest(
                 response=sample.response, reference=sample.reference, contexts=sample.context_texts,
+                user_input=sample.user_input,
                 response_claims=evidence.response_claims or [], reference_claims=evidence.reference_claims or [],
                 reference_entities=evidence.reference_entities or [], want=check_parts,
             )

@@ -77,6 +77,8 @@ class CheckRequest(BaseModel):
     response: str
     reference: str | None
     contexts: list[str]
+    user_input: str = ""
+    """The question, for judges that read an answer with it (a short answer, "Yes.", a leading pronoun)."""
     response_claims: list[Claim] = Field(default_factory=list)
     reference_claims: list[Claim] = Field(default_factory=list)
     reference_entities: list[str] = Field(default_factory=list)

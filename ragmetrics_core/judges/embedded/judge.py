@@ -21,6 +21,7 @@ from ragmetrics_core.judges.base import (
     SimilarityResult,
     Usage,
 )
+from ragmetrics_core.judges.embedded.answers import complete_answer
 from ragmetrics_core.judges.embedded.claims import extract_claims
 from ragmetrics_core.judges.embedded.entail import Premise, check
 from ragmetrics_core.judges.embedded.entities import entity_found, extract_entities
@@ -50,16 +51,20 @@ class EmbeddedJudge:
         with metered():
             result = Extraction(
                 response_claims=(
-                    _step(extract_claims, request.response) if EvidencePart.RESPONSE_CLAIMS in want else None
+                    _step(_answer_claims, request.user_input, request.response)
+                    if EvidencePart.RESPONSE_CLAIMS in want
+                    else None
                 ),
                 reference_claims=(
-                    _step(extract_claims, request.reference or "") if EvidencePart.REFERENCE_CLAIMS in want else None
+                    _step(_answer_claims, request.user_input, request.reference or "")
+                    if EvidencePart.REFERENCE_CLAIMS in want
+                    else None
                 ),
                 reference_entities=(
                     _step(extract_entities, request.reference) if EvidencePart.REFERENCE_ENTITIES in want else None
                 ),
                 generated_questions=(
-                    _step(generate_questions, request.response, request.n_questions)
+                    _step(generate_questions, _answer_text(request.user_input, request.response), request.n_questions)
                     if EvidencePart.GENERATED_QUESTIONS in want
                     else None
                 ),
@@ -104,10 +109,10 @@ class _Checker:
         reference_terms = _claim_terms(request.reference_claims)
         result = CheckResult()
         if EvidencePart.RESPONSE_VS_REFERENCE in want:
-            premise = Premise.from_text(request.reference or "")
+            premise = Premise.from_text(complete_answer(request.user_input, request.reference or ""))
             result.response_vs_reference = [check(claim, premise, "reference") for claim in response_terms]
         if EvidencePart.REFERENCE_VS_RESPONSE in want:
-            premise = Premise.from_text(request.response)
+            premise = Premise.from_text(complete_answer(request.user_input, request.response))
             result.reference_vs_response = [check(claim, premise, "response") for claim in reference_terms]
         if EvidencePart.RESPONSE_VS_CHUNKS in want:
             result.response_vs_chunks = [self._row(claim) for claim in response_terms]
@@ -171,6 +176,16 @@ class _Checker:
                        rationale=f"not judged: more than {MAX_CONTEXTS} chunks")] * skipped
             )
         return row
+
+
+def _answer_claims(question: str, answer: str) -> list[Claim]:
+    """The claims of an answer read with its question (:mod:`.answers`)."""
+    return extract_claims(complete_answer(question, answer))
+
+
+def _answer_text(question: str, answer: str) -> str:
+    """The answer read with its question; an answer that only declines stays as written (it is noncommittal)."""
+    return complete_answer(question, answer) or answer
 
 
 def _step(work: Callable[..., T], *args: Any, **kwargs: Any) -> T:

@@ -34,8 +34,14 @@ EXTRACTION_SYSTEM = f"""You prepare material for checking the answers of a quest
 Tasks, each done only when listed in "tasks" (otherwise return an empty list for it):
 - response_claims: split "response" into atomic claims. Each claim states one fact, stands on its own
   (replace pronouns with what they refer to, keep numbers, dates and units), and is faithful to the text
-  without adding anything. Leave out greetings, hedges and filler. No claims for a text with no facts.
-- reference_claims: the same for "reference".
+  without adding anything. Leave out greetings, hedges and filler. No claims for a text with no facts,
+  and none for an answer that declines ("I don't know", "the context does not say").
+  Read an answer with "user_input": a short answer (a name, a number, a date, "yes" or "no") or one that
+  leans on the question becomes the full statement it makes. For example, "What is the capital of
+  Australia?" answered "Canberra." gives "The capital of Australia is Canberra."; "Is Paris the capital of
+  France?" answered "Yes." gives "Paris is the capital of France."; "When was the Eiffel Tower built?"
+  answered "It was built in 1889." gives "The Eiffel Tower was built in 1889."
+- reference_claims: the same for "reference" (also read with "user_input").
 - reference_entities: the named entities in "reference" (people, places, organisations, works, dates,
   quantities), each once, written as in the reference.
 - questions: exactly "n_questions" different questions that "response" answers, written in the language
