@@ -142,6 +142,7 @@ def _claim_recall(v: Strengths) -> float:
 
 
 def _chunk_precision(v: Strengths) -> float:
+    v.require_relevance()
     return formulas.chunk_precision(v.relevance)
 
 
@@ -153,7 +154,12 @@ def _context_utilization(v: Strengths) -> float:
 
 
 def _category_reader(*wanted: ClaimCategory) -> Callable[[Strengths], float]:
+    # Noise is split by chunk relevance; hallucination and self-knowledge do not read it.
+    reads_relevance = bool({ClaimCategory.NOISE_RELEVANT, ClaimCategory.NOISE_IRRELEVANT} & set(wanted))
+
     def read(v: Strengths) -> float:
+        if reads_relevance:
+            v.require_relevance()
         return formulas.category_share(v.categories, *wanted)
 
     return read

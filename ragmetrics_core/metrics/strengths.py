@@ -99,6 +99,12 @@ class Strengths:
         """s(response ⊨ g) for every reference claim."""
         return self._row(self.evidence.reference_vs_response, "reference")
 
+    def require_relevance(self) -> None:
+        """Raise :class:`Undetermined` when chunk relevance is unknowable: a chunk is relevant when it entails a
+        reference claim, so with no reference claims no chunk can be told relevant or irrelevant."""
+        if not self.evidence.reference_claims:
+            raise Undetermined("no claims were extracted from the reference, so chunk relevance is unknown")
+
     @cached_property
     def relevance(self) -> list[float]:
         """s(chunk j entails some reference claim), RAGChecker's relevant chunks."""
