@@ -16,7 +16,8 @@ class AggregationMode(StrEnum):
     DETERMINED = "determined"
     """Mean over the samples where the metric is determined; undetermined ones are counted apart."""
     RAGCHECKER = "ragchecker"
-    """RAGChecker's rule: an undetermined metric counts as 0 in the mean over all samples."""
+    """RAGChecker's rule: an undetermined metric counts as 0 in the mean over all samples, and the mean is summed
+    the way numpy sums (:func:`pairwise_sum`), so :func:`ragchecker_figure` prints RAGChecker's very digits."""
 
 
 class MetricAggregate(BaseModel):
@@ -52,7 +53,7 @@ def aggregate(
         values = [result.scores[metric].score for result in results if metric in result.scores]
         determined = [value for value in values if value is not None]
         if mode is AggregationMode.RAGCHECKER:
-            mean = sum(determined) / len(values) if values else None
+            mean = pairwise_sum([value or 0.0 for value in values]) / len(values) if values else None
         else:
             mean = sum(determined) / len(determined) if determined else None
         direction = METRICS[metric].direction if metric in METRICS else Direction.HIGHER_IS_BETTER
@@ -63,3 +64,45 @@ def aggregate(
     return DatasetReport(
         mode=mode, samples=len(results), failed=sum(1 for r in results if r.error), metrics=entries, usage=usage
     )
+
+
+# RAGChecker 0.1.9 reports ``round(np.mean(per_sample) * 100, 1)`` (ragchecker/evaluator.py, ``evaluate``): numpy's
+# mean sums pairwise, and rounding a numpy float rounds ``x * 10`` half to even and divides by 10. Python's ``sum``
+# and ``round`` differ from both in the last bit, which moves a printed figure on exact ties.
+_PAIRWISE_BLOCK = 128
+_UNROLL = 8
+
+
+def pairwise_sum(values: Sequence[float]) -> float:
+    """The sum of ``values`` exactly as numpy's ``np.add.reduce`` forms it for a 1-d float64 array: a plain loop
+    below 8 values, eight interleaved partial sums up to 128, halves (a multiple of 8) above."""
+    return _pairwise(values, 0, len(values))
+
+
+def _pairwise(values: Sequence[float], start: int, count: int) -> float:
+    if count < _UNROLL:
+        total = 0.0
+        for index in range(start, start + count):
+            total += values[index]
+        return total
+    if count <= _PAIRWISE_BLOCK:
+        partial = [float(value) for value in values[start : start + _UNROLL]]
+        index = _UNROLL
+        while index < count - count % _UNROLL:
+            for lane in range(_UNROLL):
+                partial[lane] += values[start + index + lane]
+            index += _UNROLL
+        total = ((partial[0] + partial[1]) + (partial[2] + partial[3])) + (
+            (partial[4] + partial[5]) + (partial[6] + partial[7])
+        )
+        for position in range(start + index, start + count):
+            total += values[position]
+        return total
+    half = count // 2
+    half -= half % _UNROLL
+    return _pairwise(values, start, half) + _pairwise(values, start + half, count - half)
+
+
+def ragchecker_figure(mean: float) -> float:
+    """A dataset mean as RAGChecker prints it: ×100, one decimal, rounded the way numpy rounds."""
+    return round(mean * 100 * 10.0) / 10.0  # round() of a float without digits is half to even, like rint

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ragmetrics_core.aggregate import AggregationMode, aggregate
+from ragmetrics_core.aggregate import AggregationMode, aggregate, ragchecker_figure
 from ragmetrics_core.evidence import Check, Claim, Evidence, Verdict
 from ragmetrics_core.results import EvaluationResult
 from ragmetrics_core.sample import Context, RagSample
@@ -148,7 +148,7 @@ def ragchecker_dataset_metrics(results: Sequence[EvaluationResult]) -> dict[str,
         for key, ours in keys.items():
             entry = report.metrics.get(ours)
             if entry is not None and entry.mean is not None:
-                grouped.setdefault(group, {})[key] = round(entry.mean * 100, 1)
+                grouped.setdefault(group, {})[key] = ragchecker_figure(entry.mean)
     return grouped
 
 

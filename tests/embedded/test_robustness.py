@@ -70,7 +70,9 @@ def test_sentence_splitting_is_linear_on_runs_of_marks(run: str) -> None:
     assert len(sentences(f"Start. {run} End.")) <= 4000
 
 
-_numberish = st.from_regex(r"[0-9٠-٩０-９]{1,5}([ ,.\u00a0\u202f\u2009][0-9٠-٩]{1,4}){0,6}(e[0-9]{1,6})?", fullmatch=True)
+_numberish = st.from_regex(
+    r"[0-9٠-٩０-９]{1,5}([ ,.\u00a0\u202f\u2009][0-9٠-٩]{1,4}){0,6}(e[0-9]{1,6})?", fullmatch=True
+)
 _text = st.lists(st.one_of(st.text(max_size=40), _numberish), max_size=8).map(" ".join)
 
 
