@@ -12,6 +12,7 @@ import os
 import sys
 import threading
 import time
+import traceback
 import weakref
 from collections.abc import Awaitable, Callable, Coroutine, Iterable, Sequence
 from typing import Any, TypeVar
@@ -32,10 +33,13 @@ from ragmetrics_core.explain import explain
 from ragmetrics_core.judges.base import CheckRequest, ExtractionRequest, Judge, JudgeError, Usage
 from ragmetrics_core.metrics import METRICS, MetricOptions, MetricSpec, MetricValue, Strengths
 from ragmetrics_core.metrics.registry import unmet_inputs
+from ragmetrics_core.ratelog import RateLimitedLog
 from ragmetrics_core.results import Direction, EvaluationResult, MetricScore
 from ragmetrics_core.sample import RagSample
+from ragmetrics_core.scrub import scrub_secrets
 
 logger = logging.getLogger(__name__)
+_failures = RateLimitedLog(logger)
 T = TypeVar("T")
 _ALL_PARTS = frozenset(EvidencePart)
 _new_metric_score = builder(MetricScore)  # fifteen a sample
@@ -222,10 +226,15 @@ class Evaluator:
         try:
             return await call
         except JudgeError as exc:
-            message = f"{self.judge.name} {stage} failed: {exc}"
+            message = scrub_secrets(f"{self.judge.name} {stage} failed: {exc}")
         except Exception as exc:  # a judge bug must cost a sample, not the caller's run
-            logger.warning("judge %s raised during %s", self.judge.name, stage, exc_info=True)
-            message = f"{self.judge.name} {stage} raised {type(exc).__name__}: {exc}"
+            message = scrub_secrets(f"{self.judge.name} {stage} raised {type(exc).__name__}: {exc}")
+            # One line per judge, stage and kind of failure per interval (a broken judge fails every sample);
+            # the traceback only at debug level, scrubbed like the message (it repeats it).
+            _failures.warning(f"{self.judge.name}:{stage}:{type(exc).__name__}", "%s", message)
+            if logger.isEnabledFor(logging.DEBUG):
+                trace = "".join(traceback.format_exception(exc))
+                logger.debug("judge %s raised during %s:\n%s", self.judge.name, stage, scrub_secrets(trace))
         evidence.errors.update({part.value: message for part in parts})
         return None
 

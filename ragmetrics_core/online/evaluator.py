@@ -23,11 +23,11 @@ from ragmetrics_core.judges.base import Usage
 from ragmetrics_core.online.dispatch import EmitterRunner
 from ragmetrics_core.online.emitters.base import Emitter, SubjectSpanFactory
 from ragmetrics_core.online.privacy import PrivacyOptions, Redactor
-from ragmetrics_core.online.ratelog import RateLimitedLog
 from ragmetrics_core.online.sampler import Sampler, SamplingDecision
 from ragmetrics_core.online.stats import OnlineStats
 from ragmetrics_core.online.types import Origin, SampleDraft
 from ragmetrics_core.online.worker import AsyncEvaluator, Submission, Worker, WorkerConfig
+from ragmetrics_core.ratelog import RateLimitedLog
 from ragmetrics_core.sample import RagSample
 
 _log = logging.getLogger("ragmetrics.online")

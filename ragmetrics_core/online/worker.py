@@ -24,10 +24,10 @@ from ragmetrics_core.judges.base import Usage
 from ragmetrics_core.online.dispatch import EmitterRunner
 from ragmetrics_core.online.emitters.base import SubjectSpanFactory
 from ragmetrics_core.online.privacy import Redactor
-from ragmetrics_core.online.ratelog import RateLimitedLog
 from ragmetrics_core.online.records import EvaluationRecord, SampleView, SpanRef, sanitize_result
 from ragmetrics_core.online.sampler import Route, SamplingDecision
 from ragmetrics_core.online.types import Origin, SampleDraft
+from ragmetrics_core.ratelog import RateLimitedLog
 from ragmetrics_core.results import EvaluationResult
 from ragmetrics_core.sample import RagSample
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from ragmetrics_core.online.privacy import REDACTION_FAILED, PrivacyOptions, Redactor, scrub_secrets
+from ragmetrics_core.online.privacy import REDACTION_FAILED, PrivacyOptions, Redactor
+from ragmetrics_core.scrub import scrub_secrets
 
 
 @pytest.mark.parametrize(
