@@ -190,10 +190,17 @@ def _evaluate(args: argparse.Namespace) -> int:
         on_row_error=_print_row_error,
         aggregate_mode=args.aggregate,
     )
+    if not run.samples and not run.errors:
+        source = "standard input" if args.input == "-" else args.input
+        print(f"ragmetrics: error: {source}: no samples to evaluate (the input is empty or has no rows)",
+              file=sys.stderr)
+        return EXIT_USAGE
     print(format_table(run.summary()))
     print(format_usage(run.usage))
-    counts = f"{len(run.results)} samples: {run.evaluated} evaluated, {run.resumed} resumed, {run.failed} failed"
-    counts += f"; errors: {len(run.errors)} bad input row{'s' if len(run.errors) != 1 else ''} skipped"
+    counts = (
+        f"{_count(len(run.results), 'sample')}: {run.evaluated} evaluated, {run.resumed} resumed, "
+        f"{run.failed} failed; errors: {_count(len(run.errors), 'bad input row')} skipped"
+    )
     if run.out is not None:
         counts += f"; results in {run.out}"
         if output_format(run.out) == "csv":
@@ -216,6 +223,10 @@ def _evaluate(args: argparse.Namespace) -> int:
         print("interrupted: run the same command again to continue", file=sys.stderr)
         return EXIT_INTERRUPTED
     return EXIT_PARTIAL if run.errors or run.failed else EXIT_OK
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
 
 
 def _print_row_error(error: RowError) -> None:

@@ -246,3 +246,25 @@ def test_scoring_option_chooses_graded_or_binary_scores(tmp_path: Path, run_cli:
     assert scores["binary"] == 1.0
     assert 0.5 <= scores["graded"] < 1.0
     assert run_cli("evaluate", "in.jsonl", "--scoring", "fuzzy").returncode == 2
+
+
+@pytest.mark.parametrize(
+    ("name", "content"),
+    [("empty.jsonl", ""), ("blank.jsonl", "\n\n"), ("header_only.csv", "user_input,response,retrieved_contexts\n")],
+)
+def test_an_input_without_samples_exits_non_zero_with_one_line(
+    tmp_path: Path, run_cli: RunCli, name: str, content: str
+) -> None:
+    (tmp_path / name).write_text(content, encoding="utf-8")
+    done = run_cli("evaluate", name)
+    assert done.returncode == 2
+    assert done.stdout == ""
+    [line] = done.stderr.strip().splitlines()
+    assert name in line and "no samples" in line
+
+
+def test_one_sample_is_counted_in_the_singular(tmp_path: Path, run_cli: RunCli) -> None:
+    write_jsonl(tmp_path / "in.jsonl", [good_row(0)])
+    done = run_cli("evaluate", "in.jsonl")
+    assert done.returncode == 0, done.stderr
+    assert "1 sample: 1 evaluated" in done.stdout
