@@ -55,6 +55,10 @@ def _parser() -> argparse.ArgumentParser:
     demo.add_argument(
         "--plain", action="store_true", help="skip LangChain even when it is installed (plain retrieval loop)"
     )
+    demo.add_argument(
+        "--spans", action="store_true",
+        help="print every span and evaluation event to stderr (by default they go to two files, summarised)",
+    )
     demo.set_defaults(handler=_demo)
     metrics = commands.add_parser("metrics", help="list the metric ids with their direction and family")
     metrics.set_defaults(handler=_metrics)
@@ -259,7 +263,7 @@ def _report(args: argparse.Namespace) -> int:
 def _demo(args: argparse.Namespace) -> int:
     from ragmetrics_core.demo import run_demo
 
-    return run_demo(report=args.report, use_langchain=not args.plain)
+    return run_demo(report=args.report, use_langchain=not args.plain, spans=args.spans)
 
 
 def _metrics(args: argparse.Namespace) -> int:

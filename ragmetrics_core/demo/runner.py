@@ -30,12 +30,23 @@ COLUMNS: tuple[tuple[str, str], ...] = (
     ("claim_recall", "claim_rec"),
     ("chunk_precision", "chunk_prec"),
 )
+# The other seven metrics, in a second table under the first (every score of the demo on one screen).
+MORE_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("overall_f1", "f1"),
+    ("noise_sensitivity_relevant", "noise_rel"),
+    ("context_utilization", "ctx_util"),
+    ("context_precision", "ctx_prec"),
+    ("context_recall", "ctx_recall"),
+    ("context_entity_recall", "entity_rec"),
+    ("response_relevancy", "relevancy"),
+)
 LEGEND = (
     "precision: share of the response's claims the reference supports; recall: share of the reference's claims",
     "the response makes; faithful: share of response claims found in the chunks; halluc.: wrong and in no chunk;",
     "self_know: right but in no chunk; noise_irr: wrong and copied from an irrelevant chunk (halluc. and noise_irr:",
     "lower is better); claim_rec / chunk_prec: the retriever's recall of reference claims and share of relevant",
-    "chunks. — = undetermined.",
+    "chunks; noise_rel: wrong and copied from a relevant chunk (lower is better); ctx_*, entity_rec, relevancy:",
+    "the ragas-style metrics. — = undetermined.",
 )
 
 
@@ -43,10 +54,13 @@ def run_demo(
     *,
     report: str | Path | None = None,
     use_langchain: bool = True,
+    spans: bool = False,
     out: TextIO | None = None,
     err: TextIO | None = None,
 ) -> int:
-    """Run the demo app over the bundled corpus, print the scores; returns the exit status."""
+    """Run the demo app over the bundled corpus, print the scores; returns the exit status. The spans and
+    evaluation events go to OTLP when ``OTEL_EXPORTER_OTLP_ENDPOINT`` is set, to ``err`` with ``spans``, and to two
+    files summarised in a few lines otherwise."""
     out = out if out is not None else sys.stdout
     err = err if err is not None else sys.stderr
     corpus = load_corpus()
@@ -56,7 +70,7 @@ def run_demo(
     if online_pipeline_available():
         from ragmetrics_core.demo.telemetry import telemetry_from_env
 
-        telemetry = telemetry_from_env(console=err)
+        telemetry = telemetry_from_env(console=err, dump=spans)
         pipeline = OnlinePipeline(evaluator, telemetry)
     else:
         pipeline = DirectPipeline(evaluator)
@@ -77,6 +91,10 @@ def run_demo(
     print(f"judge: {evaluator.judge.name}; {pipeline.description}", file=out)
     print(file=out)
     print(format_scores(corpus.questions, ordered), file=out)
+    if telemetry is not None and telemetry.files is not None:
+        print(file=out)
+        for line in telemetry.summary():
+            print(line, file=out)
     if report is not None:
         from ragmetrics_core.report.html import write_report
 
@@ -97,18 +115,24 @@ def _in_question_order(questions: Sequence[Question], scored: Scored) -> list[Ev
 
 
 def format_scores(questions: Sequence[Question], results: Sequence[EvaluationResult | None]) -> str:
-    """A fixed-width table: one row per question with its scenario and the headline metrics."""
+    """Two fixed-width tables: one row per question with its scenario and the headline metrics, then the same
+    questions by number with the other metrics."""
     question_width = max(len(question.question) for question in questions)
     scenario_width = max(len(question.scenario) for question in questions)
     header = f"{'#':>2}  {'scenario':<{scenario_width}}  {'question':<{question_width}}"
     header += "".join(f"  {title:>10}" for _, title in COLUMNS)
     lines = [header, "-" * len(header)]
+    more = [f"{'#':>2}" + "".join(f"  {title:>10}" for _, title in MORE_COLUMNS)]
     for number, (question, result) in enumerate(zip(questions, results, strict=True), start=1):
         line = f"{number:>2}  {question.scenario:<{scenario_width}}  {question.question:<{question_width}}"
-        for metric, _ in COLUMNS:
-            value = None if result is None else result.score(metric)
-            line += f"  {'—' if value is None else f'{value:.2f}':>10}"
-        lines.append(line)
-    lines.append("")
-    lines.extend(LEGEND)
-    return "\n".join(lines)
+        lines.append(line + _cells(result, COLUMNS))
+        more.append(f"{number:>2}" + _cells(result, MORE_COLUMNS))
+    return "\n".join([*lines, "", *more, "", *LEGEND])
+
+
+def _cells(result: EvaluationResult | None, columns: Sequence[tuple[str, str]]) -> str:
+    cells = ""
+    for metric, _ in columns:
+        value = None if result is None else result.score(metric)
+        cells += f"  {'—' if value is None else f'{value:.2f}':>10}"
+    return cells

@@ -62,10 +62,9 @@ def f1(precision: float, recall: float) -> float:
 
 
 def overall_f1(correct: Sequence[float], recalled: Sequence[float]) -> float:
-    """F1(precision at τ, recall at τ), averaged over τ."""
-    value = over_levels([*correct, *recalled], lambda level: f1(share_at(correct, level), share_at(recalled, level)))
-    assert value is not None  # F1 is determined at every level
-    return value
+    """F1 of the reported precision and recall: under graded scoring each is averaged over τ first, so the F1
+    shown beside them is always their harmonic mean (with plain verdicts this is RAGChecker's per-sample F1)."""
+    return f1(overall_precision(correct), overall_recall(recalled))
 
 
 def claim_recall(grounded: Sequence[float]) -> float:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import re
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -14,6 +15,7 @@ import pytest
 
 from ragmetrics_core.demo import runner
 from ragmetrics_core.demo.corpus import load_corpus, search
+from ragmetrics_core.metrics import METRICS
 from tests.cli.conftest import RunCli, cli_command, cli_env
 
 COLUMNS = [title for _, title in runner.COLUMNS]
@@ -22,7 +24,8 @@ COLUMNS = [title for _, title in runner.COLUMNS]
 def _rows(stdout: str) -> dict[str, dict[str, float | None]]:
     """Score table rows by scenario number: {"1": {"precision": 1.0, ...}}."""
     rows: dict[str, dict[str, float | None]] = {}
-    for line in stdout.splitlines():
+    first_table = stdout.split("\n\n")[1]  # after the app and judge lines, before the second table
+    for line in first_table.splitlines():
         parts = line.split()
         if parts and parts[0].isdigit() and len(parts) > len(COLUMNS):
             values = parts[-len(COLUMNS) :]
@@ -60,11 +63,28 @@ def test_demo_runs_the_langchain_app_and_flags_the_scripted_mistakes(tmp_path: P
     assert "app: LangChain LCEL chain" in done.stdout and "RagMetricsCallbackHandler" in done.stdout
     assert "judge: embedded" in done.stdout and "OnlineEvaluator" in done.stdout
     _check_story(done.stdout)
-    # no OTLP endpoint: spans and log events go to the console (stderr)
-    assert '"ragmetrics.score.hallucination"' in done.stderr
-    assert "gen_ai.evaluation.result" in done.stderr
+    # no OTLP endpoint: spans and log events go to two files, summarised in a few lines; nothing on stderr
+    assert len(done.stdout.splitlines()) <= 40 and done.stderr == ""
+    spans_file = re.search(r"ragmetrics\.evaluation spans in (\S+)", done.stdout)
+    events_file = re.search(r"(\d+) gen_ai\.evaluation\.result events in (\S+)", done.stdout)
+    assert spans_file is not None and events_file is not None
+    assert '"ragmetrics.score.hallucination"' in Path(spans_file.group(1)).read_text("utf-8")
+    events = Path(events_file.group(2)).read_text("utf-8").splitlines()
+    assert len(events) == int(events_file.group(1)) == 5 * 15  # one event per metric per question
+    shown = {metric for metric, _ in (*runner.COLUMNS, *runner.MORE_COLUMNS)}
+    assert shown == set(METRICS)  # every metric of the demo is on screen
+    assert all(title in done.stdout for _, title in runner.MORE_COLUMNS)
     html = (tmp_path / "demo.html").read_text("utf-8")
     assert html.count("<details class='sample'") == 5 and "cat-halluc" in html
+
+
+def test_demo_spans_flag_prints_every_span_to_stderr(run_cli: RunCli) -> None:
+    pytest.importorskip("langchain_core")
+    done = run_cli("demo", "--spans")
+    assert done.returncode == 0, done.stderr
+    assert '"ragmetrics.score.hallucination"' in done.stderr
+    assert "gen_ai.evaluation.result" in done.stderr
+    assert "telemetry:" not in done.stdout
 
 
 def test_demo_plain_loop_gives_the_same_scores(run_cli: RunCli) -> None:
@@ -131,3 +151,19 @@ def test_demo_exports_over_otlp_when_the_endpoint_is_set(tmp_path: Path, collect
     assert b"ragmetrics.score.hallucination" in traces and b"When was the Eiffel Tower completed?" in traces
     assert b"gen_ai.evaluation.result" in logs
     assert '"ragmetrics.score' not in done.stderr  # nothing on the console
+
+
+def _score_lines(text: str) -> list[str]:
+    """The rows and headers of the demo's two score tables."""
+    return [line.rstrip() for line in text.splitlines() if re.match(r"^ ?(#|\d) ", line)]
+
+
+@pytest.mark.parametrize("doc", ["README.md", "docs/cli.md"])
+def test_the_docs_show_the_real_demo_output(run_cli: RunCli, doc: str) -> None:
+    pytest.importorskip("langchain_core")
+    done = run_cli("demo")
+    assert done.returncode == 0, done.stderr
+    text = (Path(__file__).resolve().parents[2] / doc).read_text("utf-8")
+    block = text[text.index("$ ragmetrics demo\napp:") :]
+    block = block[: block.index("```")]
+    assert _score_lines(block) == _score_lines(done.stdout), f"{doc} shows stale demo scores: update it"

@@ -16,7 +16,7 @@ from ragmetrics_core.engine import Evaluator
 from ragmetrics_core.evidence import Check, Evidence, Verdict
 from ragmetrics_core.metrics import MetricOptions, Scoring
 from ragmetrics_core.metrics.claims import ClaimCategory, categorize, category_measures
-from ragmetrics_core.metrics.formulas import over_levels
+from ragmetrics_core.metrics.formulas import f1, over_levels
 from ragmetrics_core.sample import RagSample
 from tests.core.conftest import SubstringJudge
 from tests.core.test_identities import sample_and_evidence
@@ -91,8 +91,13 @@ def test_graded_scores_are_binary_scores_averaged_over_strictness(pair: tuple[Ra
                 totals[metric] += value * (level - lower)
                 determined[metric] += level - lower
         lower = level
+    averaged = {metric: totals[metric] / determined[metric] if determined[metric] else None for metric in totals}
+    precision, recall = averaged.get("overall_precision"), averaged.get("overall_recall")
+    if "overall_f1" in averaged:
+        # F1 is not averaged over τ: it is the harmonic mean of the precision and recall shown beside it.
+        averaged["overall_f1"] = None if precision is None or recall is None else f1(precision, recall)
     for metric in VERDICT_METRICS:
-        expected = totals[metric] / determined[metric] if determined[metric] else None
+        expected = averaged[metric]
         if expected is None:
             assert graded[metric] is None, metric
         else:
