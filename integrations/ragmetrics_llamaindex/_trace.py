@@ -46,6 +46,7 @@ class Trace:
     response: str | None = None
     response_object: object = None
     response_fixed: bool = False
+    reference: str | None = None
     nested_queries: int = 0
     span_ids: list[str] = field(default_factory=list)
     retrieval_spans: set[str] = field(default_factory=set)
@@ -182,6 +183,7 @@ class TraceRegistry:
             user_input=trace.user_input,
             contexts=list(contexts),
             response=response,
+            reference=trace.reference,
             metadata=metadata,
         )
         origin = Origin(

@@ -48,6 +48,11 @@ class CaptureHandle:
             self._trace.response = clip(str(response), self._options.max_text_chars)
             self._trace.response_fixed = True
 
+    def set_reference(self, reference: str) -> None:
+        """The expected answer (ground truth) for this sample, for the metrics that compare against one."""
+        if self._trace is not None:
+            self._trace.reference = clip(str(reference), self._options.max_text_chars)
+
     def add_nodes(self, nodes: Iterable[object]) -> None:
         """Nodes the answer was built from that no instrumented retriever returned."""
         if self._trace is not None:
@@ -149,12 +154,15 @@ class RagMetricsInstrumentor:
         return counts
 
     @contextmanager
-    def capture(self, question: str | None = None, *, chain_name: str | None = None) -> Iterator[CaptureHandle]:
+    def capture(
+        self, question: str | None = None, *, chain_name: str | None = None, reference: str | None = None
+    ) -> Iterator[CaptureHandle]:
         """Group everything LlamaIndex does inside the block into one sample.
 
         For retriever-only code: the contexts are the nodes of the block's retrievals, the answer is what
         you pass to :meth:`CaptureHandle.set_response` (else the last LLM answer seen in the block). The
-        question defaults to the first retrieval's query. An exception leaving the block drops the sample
+        question defaults to the first retrieval's query; ``reference`` (or :meth:`CaptureHandle.set_reference`)
+        attaches the expected answer, for the reference-based metrics. An exception leaving the block drops the sample
         and propagates unchanged; a block with no answer is counted as incomplete.
         """
         registry = self._registry
@@ -167,6 +175,8 @@ class RagMetricsInstrumentor:
             return
         if question is not None:
             handle.set_question(question)
+        if reference is not None:
+            handle.set_reference(reference)
         token = self._scope.var.set(trace)
         try:
             yield handle

@@ -54,3 +54,16 @@ def test_example_captures_and_prints_every_turn(example: Any, capsys: pytest.Cap
     # Retrieval follows word overlap: the Mona Lisa question finds the Mona Lisa document first.
     assert "Q: Who painted the Mona Lisa?\nA: The Mona Lisa was painted by Vincent van Gogh in 1920.\n" in printed
     assert "   retrieved: mona-lisa (" in printed
+
+
+def test_the_docs_show_what_the_example_prints() -> None:
+    import subprocess
+
+    done = subprocess.run(
+        [sys.executable, str(EXAMPLE)], capture_output=True, text=True, timeout=240, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    doc = (EXAMPLE.parents[1] / "docs" / "langchain.md").read_text("utf-8")
+    start = doc.index("```\nQ: ") + 4
+    shown = doc[start : doc.index("```", start)]
+    assert shown.strip() == done.stdout.strip(), "docs/langchain.md shows stale output: paste the example's output"

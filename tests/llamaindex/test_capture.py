@@ -105,3 +105,27 @@ def test_nodes_from_outside_llamaindex_can_be_added(
         (retrieved[0].node.node_id, retrieved[0].score),
         ("web-1", 0.7),
     ], "the retrieval's node comes first and is not repeated"
+
+
+def test_a_capture_block_attaches_a_reference_to_its_sample(
+    index: VectorStoreIndex, sink: RecordingSink, instrumentor: RagMetricsInstrumentor
+) -> None:
+    with instrumentor.capture("What is the capital of Italy?", reference="Rome.") as capture:
+        index.as_retriever(similarity_top_k=1).retrieve("capital of Italy")
+        capture.set_response("Rome is the capital of Italy.")
+    draft, _ = sink.only()
+    assert draft.reference == "Rome."
+    assert draft.to_sample().reference == "Rome."
+
+
+def test_a_query_engine_query_inside_a_capture_block_carries_the_reference(
+    index: VectorStoreIndex, sink: RecordingSink, instrumentor: RagMetricsInstrumentor
+) -> None:
+    engine = index.as_query_engine(llm=MockLLM(), similarity_top_k=1)
+    with instrumentor.capture(reference="Rome is the capital of Italy.") as capture:
+        answer = engine.query("What is the capital of Italy?")
+        capture.set_response(str(answer))
+    draft, _ = sink.only()
+    assert draft.reference == "Rome is the capital of Italy."
+    assert draft.user_input == "What is the capital of Italy?"
+    assert draft.contexts and draft.contexts[0].text == CORPUS["rome"]
