@@ -7,6 +7,7 @@ access, so ``import ragmetrics_core`` works on a bare install.
 from typing import TYPE_CHECKING, Any
 
 from ragmetrics_core.aggregate import AggregationMode, DatasetReport, MetricAggregate, aggregate
+from ragmetrics_core.api import evaluate
 from ragmetrics_core.batch import BatchRun, evaluate_file, results_to_pandas
 from ragmetrics_core.engine import Evaluator
 from ragmetrics_core.evidence import Check, Claim, Evidence, EvidencePart, GeneratedQuestion, Verdict
@@ -96,6 +97,7 @@ __all__ = [
     "Verdict",
     "__version__",
     "aggregate",
+    "evaluate",
     "evaluate_file",
     "iter_samples",
     "load_samples",

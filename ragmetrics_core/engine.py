@@ -43,6 +43,10 @@ _failures = RateLimitedLog(logger)
 T = TypeVar("T")
 _ALL_PARTS = frozenset(EvidencePart)
 _new_metric_score = builder(MetricScore)  # fifteen a sample
+_NOT_SAMPLES = (
+    "evaluate_many takes RagSample objects, got {}; for a DataFrame, a datasets.Dataset, a ragas "
+    "EvaluationDataset, dicts or a file, use ragmetrics_core.evaluate(data)"
+)
 
 
 class Evaluator:
@@ -259,7 +263,12 @@ class Evaluator:
     ) -> list[EvaluationResult]:
         if concurrency < 1:
             raise ValueError("concurrency must be at least 1")
+        if isinstance(samples, str | bytes) or hasattr(samples, "columns") or hasattr(samples, "column_names"):
+            raise TypeError(_NOT_SAMPLES.format(type(samples).__name__))
         items = list(samples)
+        wrong = next((item for item in items if not isinstance(item, RagSample)), None)
+        if wrong is not None:
+            raise TypeError(_NOT_SAMPLES.format(f"an item of type {type(wrong).__name__}"))
         show = sys.stderr.isatty() if progress is None else progress
         bar = _progress_bar(len(items)) if show else None
         semaphore = asyncio.Semaphore(concurrency)

@@ -8,7 +8,7 @@ import sys
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Literal, TextIO
+from typing import Any, Literal, TextIO, cast
 
 from pydantic import ValidationError
 
@@ -16,11 +16,13 @@ from ragmetrics_core.evidence import Evidence, EvidencePart
 from ragmetrics_core.formats.columns import record_to_sample, sample_key
 from ragmetrics_core.formats.errors import InputError, RowError
 from ragmetrics_core.formats.ragchecker import RagCheckerFormatError, read_ragchecker
-from ragmetrics_core.formats.records import WRAPPER_KEYS, TableFormat, read_records
+from ragmetrics_core.formats.records import WRAPPER_KEYS, RawRecord, TableFormat, read_records
+from ragmetrics_core.formats.tables import in_memory_rows, is_in_memory
 from ragmetrics_core.sample import RagSample
 
 InputFormat = Literal["auto", "jsonl", "json", "csv", "ragchecker"]
-Source = str | Path | TextIO
+Source = str | Path | TextIO | Any
+"""A path (or ``-``), an open text stream, or rows in memory (:mod:`ragmetrics_core.formats.tables`)."""
 
 STDIN = "-"
 _RAGCHECKER_MARKERS = ("response_claims", "answer2response", "retrieved2response", "retrieved2answer")
@@ -56,8 +58,16 @@ def iter_samples(
     A ``.json`` file shaped like RAGChecker's ``checking_outputs.json`` is read as RAGChecker (with its
     claims and verdicts as the samples' evidence) even without ``format="ragchecker"``.
 
+    ``source`` may also be rows in memory (see :mod:`ragmetrics_core.formats.tables`): a pandas DataFrame, a
+    ``datasets.Dataset``, a ragas ``EvaluationDataset`` or list of ``SingleTurnSample``, dicts or
+    :class:`RagSample` objects; anything else raises :class:`TypeError` saying what is accepted.
+
     Raises :class:`InputError` only when the source cannot be read at all (missing file, unknown format).
     """
+    if is_in_memory(source):
+        name, records = in_memory_rows(source)
+        yield from _settle_ids(_memory_rows(records, name, columns))
+        return
     name, stream, owned = _open(source)
     try:
         fmt = _settle_format(format, name)
@@ -107,9 +117,8 @@ def load_samples(
 
 def _open(source: Source) -> tuple[str, TextIO, bool]:
     if isinstance(source, io.TextIOBase) or hasattr(source, "read"):
-        stream = source if not isinstance(source, str | Path) else None
-        assert stream is not None
-        return getattr(stream, "name", "<stream>"), stream, False
+        stream = cast(TextIO, source)
+        return str(getattr(stream, "name", "<stream>")), stream, False
     if str(source) == STDIN:
         return "<stdin>", sys.stdin, False
     path = Path(source)
@@ -163,6 +172,19 @@ def _table_rows(
             yield sample
         else:
             yield LoadedSample(sample, source=name, line=record.line, item=record.item)
+
+
+def _memory_rows(
+    records: Iterator[RawRecord | RagSample | RowError], name: str, columns: Mapping[str, str] | None
+) -> Iterator[LoadedSample | RowError]:
+    for index, record in enumerate(records):
+        if isinstance(record, RagSample):
+            yield LoadedSample(record, source=name, item=index)
+        elif isinstance(record, RowError):
+            yield record
+        else:
+            sample = record_to_sample(record, columns)
+            yield sample if isinstance(sample, RowError) else LoadedSample(sample, source=name, item=record.item)
 
 
 def _ragchecker_rows(text: str, name: str) -> Iterator[LoadedSample | RowError]:

@@ -33,7 +33,7 @@ from ragmetrics_core.judges.base import (
 from tests import substring_judge
 
 ROOT = Path(__file__).resolve().parents[2]
-RAGCHECKER_DIR = ROOT.parent / "shared" / "data" / "ragchecker"
+RAGCHECKER_DIR = ROOT / "tests" / "data" / "ragchecker"  # RAGChecker's example, shipped (see its NOTICE)
 
 
 def sentences(text: str | None) -> list[str]:
@@ -132,6 +132,4 @@ def run_cli(tmp_path: Path) -> RunCli:
 
 @pytest.fixture
 def ragchecker_dir() -> Path:
-    if not (RAGCHECKER_DIR / "checking_outputs.json").exists():
-        pytest.skip(f"RAGChecker example data not found at {RAGCHECKER_DIR} (see /work/shared/data/README.md)")
     return RAGCHECKER_DIR

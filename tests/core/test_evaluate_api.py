@@ -1,0 +1,109 @@
+"""``ragmetrics_core.evaluate(data)`` on every dataset shape a ragas user brings, and clear errors otherwise."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+
+from ragmetrics_core import Evaluator, InputError, RagSample, evaluate, evaluate_file, load_samples
+
+ROWS = [
+    {
+        "user_input": "When was the Eiffel Tower completed?",
+        "retrieved_contexts": ["The Eiffel Tower was completed in 1889.", "Paris is the capital of France."],
+        "response": "The Eiffel Tower was completed in 1889.",
+        "reference": "It was completed in 1889.",
+    },
+    {
+        "user_input": "What is the capital of France?",
+        "retrieved_contexts": ["Paris is the capital of France."],
+        "response": "Paris.",
+        "reference": "The capital of France is Paris.",
+    },
+]
+OLD_NAMES = [
+    {"question": r["user_input"], "contexts": r["retrieved_contexts"], "answer": r["response"],
+     "ground_truth": r["reference"]}
+    for r in ROWS
+]
+METRICS = ["faithfulness", "overall_recall"]
+
+
+class SingleTurnSample:
+    """Stands in for ragas' SingleTurnSample (a pydantic model with these fields)."""
+
+    def __init__(self, **fields: Any) -> None:
+        self.user_input = fields.get("user_input")
+        self._fields = fields
+
+    def model_dump(self) -> dict[str, Any]:
+        return {"retrieved_contexts": None, "rubrics": None, **self._fields}
+
+
+class EvaluationDataset:
+    """Stands in for ragas' EvaluationDataset: a list of samples under ``samples``."""
+
+    def __init__(self, samples: list[SingleTurnSample]) -> None:
+        self.samples = samples
+
+    def __iter__(self) -> Any:
+        return iter(self.samples)
+
+
+def _inputs(tmp_path: Path) -> dict[str, Any]:
+    datasets = pytest.importorskip("datasets")
+    path = tmp_path / "rows.jsonl"
+    path.write_text("".join(json.dumps(row) + "\n" for row in ROWS), encoding="utf-8")
+    samples = [SingleTurnSample(**row) for row in ROWS]
+    return {
+        "DataFrame": pd.DataFrame(ROWS),
+        "DataFrame, old ragas names": pd.DataFrame(OLD_NAMES),
+        "datasets.Dataset": datasets.Dataset.from_list(ROWS),
+        "EvaluationDataset": EvaluationDataset(samples),
+        "list of SingleTurnSample": samples,
+        "list of dicts": ROWS,
+        "list of RagSample": [RagSample(**row) for row in ROWS],
+        "path": path,
+        "path as str": str(path),
+    }
+
+
+def test_evaluate_takes_every_dataset_shape_and_scores_them_alike(tmp_path: Path) -> None:
+    expected = [result.values() for result in Evaluator(metrics=METRICS).evaluate_many([RagSample(**r) for r in ROWS])]
+    assert expected[1]["overall_recall"] == pytest.approx(1.0)  # "Paris." is read with its question
+    for name, data in _inputs(tmp_path).items():
+        run = evaluate(data, metrics=METRICS, progress=False)
+        assert [result.values() for result in run.results] == expected, name
+        frame = run.to_pandas()
+        assert list(frame["faithfulness"]) == [values["faithfulness"] for values in expected], name
+        assert {entry.metric for entry in run.summary()} == set(METRICS), name
+
+
+def test_load_samples_and_evaluate_file_read_a_dataframe_too() -> None:
+    assert [s.response for s in load_samples(pd.DataFrame(OLD_NAMES))] == [r["response"] for r in ROWS]
+    assert len(evaluate_file(pd.DataFrame(ROWS), metrics=METRICS, progress=False).results) == 2
+
+
+@pytest.mark.parametrize("data", [42, {"user_input": "q", "response": "a"}, b"bytes", 3.5])
+def test_an_unsupported_type_raises_a_type_error_saying_what_is_accepted(data: object) -> None:
+    with pytest.raises(TypeError, match=r"pandas DataFrame.*datasets\.Dataset.*EvaluationDataset"):
+        evaluate(data)
+
+
+def test_evaluate_many_refuses_a_dataframe_instead_of_scoring_its_column_names() -> None:
+    with pytest.raises(TypeError, match=r"evaluate_many takes RagSample objects.*ragmetrics_core.evaluate"):
+        Evaluator().evaluate_many(pd.DataFrame(ROWS))  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="an item of type dict"):
+        Evaluator().evaluate_many(ROWS)  # type: ignore[arg-type]
+
+
+def test_a_bad_row_raises_before_anything_is_judged_unless_skipped() -> None:
+    rows = [*ROWS, {"user_input": "q", "retrieved_contexts": ["c"]}]  # no response
+    with pytest.raises(InputError, match=r"item 2.*response"):
+        evaluate(rows, metrics=METRICS)
+    run = evaluate(rows, metrics=METRICS, skip_bad_rows=True, progress=False)
+    assert len(run.results) == 2 and len(run.errors) == 1
