@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ragmetrics_core.construct import builder
 from ragmetrics_core.evidence import Check, Evidence, Verdict
 from ragmetrics_core.metrics.claims import categorize, chunk_relevance, grounding, strength_reader, strengths_of
 from ragmetrics_core.metrics.options import Scoring
-from ragmetrics_core.results import ClaimExplanation
+from ragmetrics_core.results import ClaimExplanation, EvaluationResult
 from ragmetrics_core.sample import RagSample
 
 # What the judge established, whatever the scoring: its verdicts (the category) and its grade (the grounding).
@@ -89,3 +91,155 @@ def _at(values: list[Check] | None, index: int) -> Check | None:
 
 def _row(matrix: list[list[Check]] | None, index: int) -> list[Check] | None:
     return matrix[index] if matrix is not None and index < len(matrix) else None
+
+
+# ---------------------------------------------------------------- one short explanation per metric
+
+_QUOTE_CHARS = 70
+_QUOTED = 2
+
+
+def metric_explanations(result: EvaluationResult) -> dict[str, str]:
+    """Per metric, one short line a person can read beside the score: which claims or chunks count against
+    it and why (undetermined metrics: the reason). What telemetry and Phoenix annotations carry."""
+    claims = result.explanations
+    response = [claim for claim in claims if claim.source == "response"]
+    reference = [claim for claim in claims if claim.source == "reference"]
+    lines: dict[str, str] = {}
+    for metric, entry in result.scores.items():
+        if entry.score is None:
+            lines[metric] = entry.reason
+            continue
+        reader = _EXPLAINERS.get(metric)
+        lines[metric] = reader(response, reference, result) if reader is not None else ""
+    return lines
+
+
+def _quote(claims: list[ClaimExplanation], about: str | None = None) -> str:
+    """The first claims quoted, each with the part of its rationale about ``about`` (``reference``, ``response``,
+    ``chunk``) when there is one."""
+    quotable = [claim for claim in claims if claim.text]  # texts are left out when telemetry must not carry them
+    if not quotable:
+        return ""
+    claims = quotable
+    shown = []
+    for claim in claims[:_QUOTED]:
+        text = claim.text if len(claim.text) <= _QUOTE_CHARS else claim.text[: _QUOTE_CHARS - 1] + "…"
+        parts = (claim.rationale or "").split(" | ")
+        reason = next((part for part in parts if about is not None and part.startswith(about)), None)
+        shown.append(f"'{text}'" + (f" ({reason})" if reason else ""))
+    more = f" and {len(claims) - _QUOTED} more" if len(claims) > _QUOTED else ""
+    return "; ".join(shown) + more
+
+
+def _share(failing: list[ClaimExplanation], total: int, what: str, none: str, about: str | None = None) -> str:
+    if not failing:
+        return none
+    quoted = _quote(failing, about)
+    return f"{len(failing)} of {total} {what}" + (f": {quoted}" if quoted else "")
+
+
+def _category(*names: str) -> Callable[[list[ClaimExplanation], list[ClaimExplanation], EvaluationResult], str]:
+    def read(response: list[ClaimExplanation], _ref: list[ClaimExplanation], _result: EvaluationResult) -> str:
+        hits = [claim for claim in response if claim.category in names]
+        label = " or ".join(name.replace("_", " ") for name in names)
+        if not hits:
+            return f"no response claim is {label}"
+        quoted = _quote(hits)
+        return f"{len(hits)} of {len(response)} response claims {label}" + (f": {quoted}" if quoted else "")
+
+    return read
+
+
+def _ungrounded(claims: list[ClaimExplanation]) -> list[ClaimExplanation]:
+    return [claim for claim in claims if claim.grounding is not None and claim.grounding < 0.5]
+
+
+def _faithfulness(response: list[ClaimExplanation], _ref: list[ClaimExplanation], _r: EvaluationResult) -> str:
+    return _share(_ungrounded(response), len(response), "response claims not supported by the contexts",
+                  f"all {len(response)} response claims supported by the contexts", "chunk")
+
+
+def _precision(response: list[ClaimExplanation], _ref: list[ClaimExplanation], _r: EvaluationResult) -> str:
+    failing = [claim for claim in response if claim.against_reference is not Verdict.ENTAILED]
+    return _share(failing, len(response), "response claims not in the reference",
+                  f"all {len(response)} response claims in the reference", "reference")
+
+
+def _recall(_resp: list[ClaimExplanation], reference: list[ClaimExplanation], _r: EvaluationResult) -> str:
+    failing = [claim for claim in reference if claim.against_reference is not Verdict.ENTAILED]
+    return _share(failing, len(reference), "reference claims missing from the response",
+                  f"all {len(reference)} reference claims in the response", "response")
+
+
+def _f1(_resp: list[ClaimExplanation], _ref: list[ClaimExplanation], result: EvaluationResult) -> str:
+    precision, recall = result.score("overall_precision"), result.score("overall_recall")
+    if precision is None or recall is None:
+        return "harmonic mean of overall precision and recall"
+    return f"harmonic mean of precision {precision:.2f} and recall {recall:.2f}"
+
+
+def _utilization(_resp: list[ClaimExplanation], reference: list[ClaimExplanation], _r: EvaluationResult) -> str:
+    found = [claim for claim in reference if claim.supporting_chunks]
+    used = [claim for claim in found if claim.against_reference is Verdict.ENTAILED]
+    unused = [claim for claim in found if claim.against_reference is not Verdict.ENTAILED]
+    line = f"{len(used)} of the {len(found)} reference claims a chunk supports are in the response"
+    quoted = _quote(unused)
+    return line + (f"; not used: {quoted}" if quoted else "")
+
+
+def _entities(_resp: list[ClaimExplanation], _ref: list[ClaimExplanation], result: EvaluationResult) -> str:
+    entities = result.evidence.reference_entities or []
+    found = result.evidence.entities_in_contexts or []
+    missing = [entity for entity, hit in zip(entities, found, strict=False) if not hit]
+    if not missing:
+        return f"all {len(entities)} reference entities found in the contexts"
+    return f"{len(missing)} of {len(entities)} reference entities not in the contexts: {', '.join(missing[:5])}"
+
+
+def _relevancy(_resp: list[ClaimExplanation], _ref: list[ClaimExplanation], result: EvaluationResult) -> str:
+    questions = result.evidence.generated_questions or []
+    if any(question.noncommittal for question in questions):
+        return "the response is noncommittal (it declines to answer)"
+    return f"mean similarity of the question to {len(questions)} questions the response answers"
+
+
+def _ranking(_resp: list[ClaimExplanation], _ref: list[ClaimExplanation], _result: EvaluationResult) -> str:
+    return "average precision of the ranked chunks, a chunk being useful when it supports a claim"
+
+
+def _claim_recall(_resp: list[ClaimExplanation], reference: list[ClaimExplanation], _r: EvaluationResult) -> str:
+    failing = [claim for claim in reference if not claim.supporting_chunks]
+    return _share(failing, len(reference), "reference claims no chunk supports",
+                  "every reference claim is supported by a chunk", "chunk")
+
+
+def _context_recall(_resp: list[ClaimExplanation], reference: list[ClaimExplanation], _r: EvaluationResult) -> str:
+    return _share(_ungrounded(reference), len(reference), "reference claims the contexts do not support",
+                  f"all {len(reference)} reference claims supported by the contexts", "chunk")
+
+
+def _chunks(_resp: list[ClaimExplanation], reference: list[ClaimExplanation], result: EvaluationResult) -> str:
+    relevant = sorted({chunk for claim in reference for chunk in claim.supporting_chunks})
+    total = result.evidence.reference_vs_chunks[0] if result.evidence.reference_vs_chunks else []
+    named = ", ".join(str(chunk + 1) for chunk in relevant) or "none"
+    return f"chunks supporting a reference claim: {named} (of {len(total)})"
+
+
+_EXPLAINERS: dict[str, Callable[[list[ClaimExplanation], list[ClaimExplanation], EvaluationResult], str]] = {
+    "faithfulness": _faithfulness,
+    "overall_precision": _precision,
+    "overall_recall": _recall,
+    "overall_f1": _f1,
+    "claim_recall": _claim_recall,
+    "context_recall": _context_recall,
+    "chunk_precision": _chunks,
+    "context_utilization": _utilization,
+    "context_entity_recall": _entities,
+    "response_relevancy": _relevancy,
+    "context_precision": _ranking,
+    "hallucination": _category("hallucination"),
+    "self_knowledge": _category("correct_self_knowledge"),
+    "noise_sensitivity_relevant": _category("noise_relevant"),
+    "noise_sensitivity_irrelevant": _category("noise_irrelevant"),
+}

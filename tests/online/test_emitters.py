@@ -191,13 +191,19 @@ def test_phoenix_annotations_need_a_span_to_attach_to() -> None:
     assert {p["name"] for p in payload} == {"faithfulness", "context_recall"}
     faithfulness = next(p for p in payload if p["name"] == "faithfulness")
     assert faithfulness["span_id"] == "000000000000beef"
-    assert faithfulness["annotator_kind"] == "LLM"
+    assert faithfulness["annotator_kind"] == "CODE"  # judge "j" calls no model
     assert faithfulness["result"] == {"score": 0.75, "label": "pass", "explanation": "3 of 4 claims supported"}
+    llm_judged = emitter.annotations(_record(subject=SpanRef(trace_id=1, span_id=0xBEEF), judge="openai:gpt-4o-mini"))
+    assert {p["annotator_kind"] for p in llm_judged} == {"LLM"}
+    ensemble = "ensemble[mean](openai:gpt-4o-mini, embedded)"
+    assert {p["annotator_kind"] for p in emitter.annotations(_record(subject=SpanRef(1, 2), judge=ensemble))} == {"LLM"}
+    assert {p["annotator_kind"] for p in PhoenixEmitter(annotator_kind="HUMAN").annotations(
+        _record(subject=SpanRef(1, 2)))} == {"HUMAN"}
     undetermined = next(p for p in payload if p["name"] == "context_recall")
     assert undetermined["result"] == {"label": "undetermined", "explanation": "no reference"}
 
 
-def _record(subject: object) -> EvaluationRecord:
+def _record(subject: object, judge: str = "j") -> EvaluationRecord:
     from ragmetrics_core.judges.base import Usage
     from ragmetrics_core.online.sampler import SamplingDecision
     from ragmetrics_core.results import Direction, EvaluationResult, MetricScore
@@ -214,6 +220,6 @@ def _record(subject: object) -> EvaluationRecord:
     return EvaluationRecord(
         record_id="r", origin=Origin(), decision=SamplingDecision.EVALUATED, route="default", rate=1.0,
         subject=subject,  # type: ignore[arg-type]
-        sample_id=None, sample=None, result=EvaluationResult(judge="j", scores=scores), error=None,
-        judge="j", usage=Usage(), submitted_ns=0, started_ns=0, finished_ns=0,
+        sample_id=None, sample=None, result=EvaluationResult(judge=judge, scores=scores), error=None,
+        judge=judge, usage=Usage(), submitted_ns=0, started_ns=0, finished_ns=0,
     )

@@ -129,7 +129,8 @@ def assert_scores(annotations: dict[str, Any]) -> None:
     assert set(annotations) == set(METRICS)
     for metric, expected in EXPECTED.items():
         annotation = annotations[metric]
-        assert annotation["annotator_kind"] == "LLM"
+        assert annotation["annotator_kind"] == "CODE"  # the scripted judge calls no model
+        assert annotation["result"]["explanation"]  # which claims count against the score, and why
         assert annotation["result"]["score"] == pytest.approx(expected)
         assert annotation["result"]["label"] in ("pass", "fail")
         assert annotation["metadata"]["judge"] == "scripted"

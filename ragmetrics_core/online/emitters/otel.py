@@ -19,6 +19,7 @@ from opentelemetry.context import Context
 from opentelemetry.trace import NonRecordingSpan, SpanContext, SpanKind, Status, StatusCode, TraceFlags, Tracer
 from opentelemetry.util.types import AttributeValue
 
+from ragmetrics_core.explain import metric_explanations
 from ragmetrics_core.online import semconv as sc
 from ragmetrics_core.online.records import EvaluationRecord, SampleView, SpanRef
 from ragmetrics_core.online.types import Origin
@@ -157,7 +158,11 @@ class OtelEmitter:
         logger = self._get_logger()
         if record.result is not None:
             severity = SeverityNumber.INFO
-            events = [_result_event_attributes(metric, entry, record) for metric, entry in record.scores.items()]
+            explained = metric_explanations(record.result) if record.result is not None else {}
+            events = [
+                _result_event_attributes(metric, entry, record, explained.get(metric, ""))
+                for metric, entry in record.scores.items()
+            ]
         else:
             severity = SeverityNumber.ERROR
             events = [_failure_event_attributes(metric, record) for metric in record.metrics]
@@ -258,15 +263,17 @@ def _evaluation_attributes(record: EvaluationRecord) -> Attributes:
     return attributes
 
 
-def _result_event_attributes(metric: str, entry: MetricScore, record: EvaluationRecord) -> Attributes:
+def _result_event_attributes(
+    metric: str, entry: MetricScore, record: EvaluationRecord, explanation: str
+) -> Attributes:
     attributes: Attributes = {sc.EVENT_NAME: sc.EVALUATION_RESULT_EVENT, sc.EVALUATION_NAME: metric}
     if entry.score is not None:
         attributes[sc.EVALUATION_SCORE_VALUE] = entry.score
     label = entry.label if entry.label is not None else (None if entry.score is not None else "undetermined")
     if label is not None:
         attributes[sc.EVALUATION_SCORE_LABEL] = label
-    if entry.reason:
-        attributes[sc.EVALUATION_EXPLANATION] = entry.reason
+    if entry.reason or explanation:
+        attributes[sc.EVALUATION_EXPLANATION] = entry.reason or explanation
     if entry.score is None and record.failure is not None:
         attributes[sc.ERROR_TYPE] = record.failure  # undetermined because the evaluation failed (the judge, …)
     if record.judge is not None:

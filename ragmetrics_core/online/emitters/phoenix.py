@@ -12,6 +12,7 @@ from typing import Any, Literal
 
 from phoenix.client import Client
 
+from ragmetrics_core.explain import metric_explanations
 from ragmetrics_core.online.records import EvaluationRecord
 from ragmetrics_core.results import MetricScore
 
@@ -29,7 +30,9 @@ class PhoenixEmitter:
         base_url / api_key / headers: as for ``phoenix.client.Client`` (``None`` reads Phoenix's
             environment variables, e.g. ``PHOENIX_COLLECTOR_ENDPOINT`` and ``PHOENIX_API_KEY``).
         client: a ready ``phoenix.client.Client`` instead; it is then reused in forked children.
-        annotator_kind: how Phoenix lists the annotator (``LLM`` for an LLM judge, ``CODE`` otherwise).
+        annotator_kind: how Phoenix lists the annotator; by default read off each record's judge: ``CODE`` for
+            the embedded judge and other judges that call no model, ``LLM`` for an OpenAI-compatible judge or an
+            ensemble with one.
         name_prefix: prepended to each metric id to form the annotation name.
     """
 
@@ -40,11 +43,11 @@ class PhoenixEmitter:
         api_key: str | None = None,
         headers: Mapping[str, str] | None = None,
         client: Client | None = None,
-        annotator_kind: AnnotatorKind = "LLM",
+        annotator_kind: AnnotatorKind | None = None,
         name_prefix: str = "",
         name: str = "phoenix",
     ) -> None:
-        if annotator_kind not in ("LLM", "CODE", "HUMAN"):
+        if annotator_kind not in (None, "LLM", "CODE", "HUMAN"):
             raise ValueError(f"annotator_kind must be LLM, CODE or HUMAN, got {annotator_kind!r}")
         self._base_url = base_url
         self._api_key = api_key
@@ -52,7 +55,7 @@ class PhoenixEmitter:
         self._given_client = client
         self._client: Client | None = client
         self._pid = os.getpid()
-        self._annotator_kind: AnnotatorKind = annotator_kind
+        self._annotator_kind = annotator_kind
         self._name_prefix = name_prefix
         self._name = name
 
@@ -70,12 +73,14 @@ class PhoenixEmitter:
         metadata: dict[str, Any] = {"record_id": record.record_id, "route": record.route, "rate": record.rate}
         if record.judge is not None:
             metadata["judge"] = record.judge
+        kind = self._annotator_kind or annotator_kind_of(record.judge)
+        explained = metric_explanations(record.result) if record.result is not None else {}
         return [
             {
                 "name": f"{self._name_prefix}{metric}",
                 "span_id": record.subject.span_id_hex,
-                "annotator_kind": self._annotator_kind,
-                "result": _result(entry),
+                "annotator_kind": kind,
+                "result": _result(entry, explained.get(metric, "")),
                 "metadata": {**metadata, "direction": entry.direction.value, "threshold": entry.threshold},
                 "identifier": "",
             }
@@ -104,7 +109,12 @@ class PhoenixEmitter:
         return self._client
 
 
-def _result(entry: MetricScore) -> dict[str, Any]:
+def annotator_kind_of(judge: str | None) -> AnnotatorKind:
+    """``LLM`` when the judge (or a member of an ensemble) is a language model behind an API, else ``CODE``."""
+    return "LLM" if judge is not None and "openai:" in judge else "CODE"
+
+
+def _result(entry: MetricScore, explanation: str) -> dict[str, Any]:
     result: dict[str, Any] = {}
     if entry.score is not None:
         result["score"] = entry.score
@@ -112,6 +122,6 @@ def _result(entry: MetricScore) -> dict[str, Any]:
             result["label"] = entry.label
     else:
         result["label"] = "undetermined"
-    if entry.reason:
-        result["explanation"] = entry.reason
+    if entry.reason or explanation:
+        result["explanation"] = entry.reason or explanation
     return result
