@@ -34,7 +34,7 @@ from ragmetrics_core.judges.base import CheckRequest, ExtractionRequest, Judge, 
 from ragmetrics_core.metrics import METRICS, MetricOptions, MetricSpec, MetricValue, Strengths
 from ragmetrics_core.metrics.registry import unmet_inputs
 from ragmetrics_core.ratelog import RateLimitedLog
-from ragmetrics_core.results import Direction, EvaluationResult, MetricScore
+from ragmetrics_core.results import EvaluationResult, MetricScore
 from ragmetrics_core.sample import RagSample
 from ragmetrics_core.scrub import scrub_secrets
 
@@ -142,13 +142,7 @@ class Evaluator:
         )
 
     def _metric_score(self, spec: MetricSpec, value: MetricValue) -> MetricScore:
-        threshold = self.options.thresholds.get(spec.id, spec.default_threshold)
-        label = None
-        if value.score is not None:
-            passed = value.score >= threshold if spec.direction is Direction.HIGHER_IS_BETTER else (
-                value.score <= threshold
-            )
-            label = "pass" if passed else "fail"
+        label, threshold = spec.label(value.score, self.options.thresholds)
         return _new_metric_score({
             "metric": spec.id, "score": value.score, "direction": spec.direction, "reason": value.reason,
             "label": label, "threshold": threshold,

@@ -6,7 +6,14 @@ from collections.abc import Callable
 
 from ragmetrics_core.construct import builder
 from ragmetrics_core.evidence import Check, Evidence, Verdict
-from ragmetrics_core.metrics.claims import categorize, chunk_relevance, grounding, strength_reader, strengths_of
+from ragmetrics_core.metrics.claims import (
+    categorize,
+    category_measures,
+    chunk_relevance,
+    grounding,
+    strength_reader,
+    strengths_of,
+)
 from ragmetrics_core.metrics.options import Scoring
 from ragmetrics_core.results import ClaimExplanation, EvaluationResult
 from ragmetrics_core.sample import RagSample
@@ -20,27 +27,29 @@ _new_explanation = builder(ClaimExplanation)  # one per claim of every scored sa
 def explain(evidence: Evidence, sample: RagSample) -> list[ClaimExplanation]:
     """One explanation per response claim and per reference claim, from whatever evidence exists."""
     n_chunks = len(sample.retrieved_contexts)
-    relevance = (
-        chunk_relevance([strengths_of(row, _VERDICT) for row in evidence.reference_vs_chunks], n_chunks)
-        if evidence.reference_vs_chunks is not None else None
-    )
+    relevance = graded_relevance = None
+    if evidence.reference_vs_chunks is not None:
+        relevance = chunk_relevance([strengths_of(row, _VERDICT) for row in evidence.reference_vs_chunks], n_chunks)
+        graded_relevance = chunk_relevance(
+            [strengths_of(row, _GRADED) for row in evidence.reference_vs_chunks], n_chunks
+        )
     explanations: list[ClaimExplanation] = []
     for i, claim in enumerate(evidence.response_claims or []):
         explanations.append(_explanation(
             "response", i, claim.text, _at(evidence.response_vs_reference, i), _row(evidence.response_vs_chunks, i),
-            _at(evidence.response_vs_contexts, i), relevance,
+            _at(evidence.response_vs_contexts, i), relevance, graded_relevance,
         ))
     for g, claim in enumerate(evidence.reference_claims or []):
         explanations.append(_explanation(
             "reference", g, claim.text, _at(evidence.reference_vs_response, g), _row(evidence.reference_vs_chunks, g),
-            _at(evidence.reference_vs_contexts, g), None,
+            _at(evidence.reference_vs_contexts, g), None, None,
         ))
     return explanations
 
 
 def _explanation(
     source: str, index: int, text: str, against: Check | None, row: list[Check] | None, joint: Check | None,
-    relevance: list[float] | None,
+    relevance: list[float] | None, graded_relevance: list[float] | None,
 ) -> ClaimExplanation:
     """``relevance`` (the chunks' relevance at the judge's verdicts) is given for response claims, whose category
     it decides together with the verdicts against the reference and the chunks."""
@@ -66,11 +75,15 @@ def _explanation(
     if joint is not None and joint.rationale and not supporting:
         rationales.append(f"all chunks: {joint.rationale}")
     rationales.extend(chunk_rationales)
-    category = None
-    if relevance is not None and against is not None and row is not None:
+    category = shares = None
+    if relevance is not None and graded_relevance is not None and against is not None and row is not None:
         category = categorize(
             _VERDICT(against), verdicts, None if joint is None else _VERDICT(joint), relevance
         ).value
+        measures = category_measures(
+            _GRADED(against), graded, None if joint is None else _GRADED(joint), graded_relevance
+        )
+        shares = {name.value: round(share, 4) for name, share in measures.items() if share > 0}
     return _new_explanation({
         "source": source,
         "index": index,
@@ -81,6 +94,7 @@ def _explanation(
         "supported_by_contexts_jointly": None if joint is None else joint.entailed,
         "grounding": None if row is None else grounding(graded, None if joint is None else _GRADED(joint)),
         "category": category,
+        "category_shares": shares,
         "rationale": " | ".join(rationales) or None,
     })
 
@@ -124,7 +138,7 @@ def _quote(claims: list[ClaimExplanation], about: str | None = None) -> str:
     claims = quotable
     shown = []
     for claim in claims[:_QUOTED]:
-        text = claim.text if len(claim.text) <= _QUOTE_CHARS else claim.text[: _QUOTE_CHARS - 1] + "…"
+        text = _cut(claim.text)
         parts = (claim.rationale or "").split(" | ")
         reason = next((part for part in parts if about is not None and part.startswith(about)), None)
         shown.append(f"'{text}'" + (f" ({reason})" if reason else ""))
@@ -141,14 +155,31 @@ def _share(failing: list[ClaimExplanation], total: int, what: str, none: str, ab
 
 def _category(*names: str) -> Callable[[list[ClaimExplanation], list[ClaimExplanation], EvaluationResult], str]:
     def read(response: list[ClaimExplanation], _ref: list[ClaimExplanation], _result: EvaluationResult) -> str:
-        hits = [claim for claim in response if claim.category in names]
         label = " or ".join(name.replace("_", " ") for name in names)
+        counted = [(claim, _share_in(claim, names)) for claim in response]
+        hits = [(claim, share) for claim, share in counted if share > 0]
         if not hits:
             return f"no response claim is {label}"
-        quoted = _quote(hits)
-        return f"{len(hits)} of {len(response)} response claims {label}" + (f": {quoted}" if quoted else "")
+        shown = "; ".join(
+            f"'{_cut(claim.text)}'" + ("" if share >= 1 else f" (counts {share:.2f})")
+            for claim, share in hits[:_QUOTED] if claim.text
+        )
+        more = f" and {len(hits) - _QUOTED} more" if len(hits) > _QUOTED and shown else ""
+        line = f"{len(hits)} of {len(response)} response claims {label}"
+        return line + (f": {shown}{more}" if shown else "")
 
     return read
+
+
+def _share_in(claim: ClaimExplanation, names: tuple[str, ...]) -> float:
+    """How much of the claim counts in these categories (its graded shares, else its one category)."""
+    if claim.category_shares is not None:
+        return sum(claim.category_shares.get(name, 0.0) for name in names)
+    return 1.0 if claim.category in names else 0.0
+
+
+def _cut(text: str) -> str:
+    return text if len(text) <= _QUOTE_CHARS else text[: _QUOTE_CHARS - 1] + "…"
 
 
 def _ungrounded(claims: list[ClaimExplanation]) -> list[ClaimExplanation]:

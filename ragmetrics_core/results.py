@@ -57,6 +57,12 @@ class ClaimExplanation(BaseModel):
         description="For response claims: correct_grounded, correct_self_knowledge, noise_relevant, "
         "noise_irrelevant or hallucination.",
     )
+    category_shares: dict[str, float] | None = Field(
+        default=None,
+        description="For response claims: how graded scores count the claim, as the share of the judge's strictness "
+        "levels at which it falls in each category (they sum to 1; plain verdicts put 1 on `category`). Each "
+        "generator metric is the mean of its categories' shares over the claims.",
+    )
     rationale: str | None = None
 
 

@@ -50,6 +50,7 @@ CLAIM_COLUMNS = (
     "contradicting_chunks",
     "supported_by_contexts_jointly",
     "rationale",
+    "category_shares",
 )
 """The claims file's header. ``results_row`` is the row of the results file (1 = the first below the header) the
 claims belong to: a retried sample's claims are told apart from an earlier attempt's by it. Chunks are numbered
@@ -213,6 +214,7 @@ def claim_rows(result: EvaluationResult, results_row: int) -> list[list[object]]
             " ".join(str(chunk + 1) for chunk in claim.contradicting_chunks),
             claim.supported_by_contexts_jointly,
             claim.rationale,
+            None if claim.category_shares is None else json.dumps(claim.category_shares, sort_keys=True),
         ]
         for claim in result.explanations
     ]
@@ -354,6 +356,7 @@ def _claim_from_csv(row: dict[str, str]) -> ClaimExplanation:
         contradicting_chunks=chunks(row.get("contradicting_chunks")),
         supported_by_contexts_jointly=None if not jointly else jointly == "True",
         rationale=row.get("rationale") or None,
+        category_shares=json.loads(row["category_shares"]) if row.get("category_shares") else None,
     )
 
 

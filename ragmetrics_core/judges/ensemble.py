@@ -24,7 +24,7 @@ from ragmetrics_core.engine import Evaluator, run_sync
 from ragmetrics_core.evidence import CHECK_PARTS, SIMILARITY_PARTS, Check, Evidence, EvidencePart, Verdict
 from ragmetrics_core.judges.base import Judge, Usage
 from ragmetrics_core.metrics import METRICS, MetricOptions
-from ragmetrics_core.results import Direction, EvaluationResult, MetricScore
+from ragmetrics_core.results import EvaluationResult, MetricScore
 from ragmetrics_core.sample import RagSample
 
 Aggregate = Literal["mean", "majority"]
@@ -125,8 +125,9 @@ class EnsembleEvaluator:
     def _mean_score(self, metric: str, members: Sequence[EvaluationResult]) -> MetricScore:
         spec = METRICS[metric]
         values = [score for m in members if (score := m.scores[metric].score) is not None]
-        threshold = self.options.thresholds.get(metric, spec.default_threshold)
-        if not values:
+        score = fmean(values) if values else None
+        label, threshold = spec.label(score, self.options.thresholds)
+        if score is None:
             reasons = sorted({m.scores[metric].reason for m in members})
             return MetricScore(
                 metric=metric,
@@ -135,14 +136,12 @@ class EnsembleEvaluator:
                 reason="no judge determined it: " + "; ".join(reasons),
                 threshold=threshold,
             )
-        score = fmean(values)
-        passed = score >= threshold if spec.direction is Direction.HIGHER_IS_BETTER else score <= threshold
         return MetricScore(
             metric=metric,
             score=score,
             direction=spec.direction,
             reason=f"mean of {len(values)} of {len(members)} judges",
-            label="pass" if passed else "fail",
+            label=label,
             threshold=threshold,
         )
 

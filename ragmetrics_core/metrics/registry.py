@@ -8,7 +8,7 @@ never as 0.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -34,7 +34,9 @@ class MetricSpec:
     family: str
     direction: Direction
     description: str
-    default_threshold: float
+    default_threshold: float | None
+    """The pass/fail bound; ``None`` for a metric with no plainly good direction (no label unless a threshold is
+    configured)."""
     requires: Callable[[RagSample, MetricOptions], list[str]]
     needs: Callable[[RagSample, MetricOptions], frozenset[EvidencePart]]
     optional: frozenset[EvidencePart]
@@ -50,6 +52,15 @@ class MetricSpec:
             return unmet_inputs(missing)
         gaps = evidence.missing(self.needs(sample, options))
         return self.value(evidence, gaps, strengths or Strengths(evidence, sample, options))
+
+    def label(self, score: float | None, thresholds: Mapping[str, float]) -> tuple[str | None, float | None]:
+        """``pass``/``fail`` for ``score`` against the configured or default threshold (and that threshold);
+        no label for an undetermined score or a metric without a threshold."""
+        threshold = thresholds.get(self.id, self.default_threshold)
+        if score is None or threshold is None:
+            return None, threshold
+        passed = score >= threshold if self.direction is Direction.HIGHER_IS_BETTER else score <= threshold
+        return ("pass" if passed else "fail"), threshold
 
     def value(self, evidence: Evidence, gaps: frozenset[EvidencePart], strengths: Strengths) -> MetricValue:
         """:meth:`compute` once the sample's inputs are known to be present and ``gaps`` (the parts of
@@ -212,9 +223,9 @@ _RRC = _missing("response", "reference", "retrieved_contexts")
 def _spec(
     metric_id: str, family: str, direction: Direction, description: str, requires: Callable[..., list[str]],
     needs: Callable[..., frozenset[EvidencePart]], read: Callable[[Strengths], float],
-    optional: frozenset[EvidencePart] = _NONE,
+    optional: frozenset[EvidencePart] = _NONE, labelled: bool = True,
 ) -> MetricSpec:
-    threshold = 0.5 if direction is HIGHER else 0.3
+    threshold = None if not labelled else 0.5 if direction is HIGHER else 0.3
     return MetricSpec(metric_id, family, direction, description, threshold, requires, needs, optional, read)
 
 
@@ -247,7 +258,8 @@ METRICS: dict[str, MetricSpec] = {
               _static(*_CATEGORIES), _category_reader(ClaimCategory.HALLUCINATION), _R_JOINT),
         _spec("self_knowledge", "generator", HIGHER,
               "Share of response claims that are correct but entailed by no chunk.", _RRC,
-              _static(*_CATEGORIES), _category_reader(ClaimCategory.CORRECT_SELF_KNOWLEDGE), _R_JOINT),
+              _static(*_CATEGORIES), _category_reader(ClaimCategory.CORRECT_SELF_KNOWLEDGE), _R_JOINT,
+              labelled=False),  # right but ungrounded: neither plainly good nor bad for a RAG answer
         _spec("faithfulness", "generator", HIGHER, "Share of response claims entailed by the retrieved contexts.",
               _missing("response", "retrieved_contexts"), _static(P.RESPONSE_CLAIMS, P.RESPONSE_VS_CHUNKS),
               _faithfulness, _R_JOINT),
