@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from enum import StrEnum
 
@@ -26,6 +27,8 @@ class MetricAggregate(BaseModel):
     count: int
     undetermined: int
     direction: Direction
+    undetermined_by_reason: dict[str, int] = {}
+    """Why the undetermined samples are undetermined, by kind (:func:`reason_kind`), most frequent first."""
 
 
 class DatasetReport(BaseModel):
@@ -57,13 +60,45 @@ def aggregate(
         else:
             mean = sum(determined) / len(determined) if determined else None
         direction = METRICS[metric].direction if metric in METRICS else Direction.HIGHER_IS_BETTER
+        kinds = Counter(
+            reason_kind(result.scores[metric].reason)
+            for result in results
+            if metric in result.scores and result.scores[metric].score is None
+        )
         entries[metric] = MetricAggregate(
             metric=metric, mean=mean, count=len(determined), undetermined=len(values) - len(determined),
-            direction=direction,
+            direction=direction, undetermined_by_reason=dict(kinds.most_common()),
         )
     return DatasetReport(
         mode=mode, samples=len(results), failed=sum(1 for r in results if r.error), metrics=entries, usage=usage
     )
+
+
+# What an undetermined score's reason says, in a few kinds a person can act on: a missing input is the data's
+# doing, a judge error or a spent budget is worth a rerun. The reasons are the engine's own wording.
+_REASON_KINDS: tuple[tuple[str, str], ...] = (
+    ("budget", "budget"),
+    ("missing input: reference", "no reference"),
+    ("missing input: retrieved_contexts", "no contexts"),
+    ("missing input", "missing input"),
+    ("invalid sample", "invalid sample"),
+    ("evidence unavailable", "judge error"),
+    ("no judge determined it", "judge error"),
+    ("from the response", "no claims in the response"),
+    ("from the reference", "no claims in the reference"),
+    ("entities", "no entities in the reference"),
+    ("questions", "no questions from the response"),
+    ("could be utilised", "no reference claim in the contexts"),
+)
+
+
+def reason_kind(reason: str) -> str:
+    """The kind of an undetermined score's reason (``no reference``, ``judge error``, ``budget``, …)."""
+    lowered = reason.casefold()
+    for fragment, kind in _REASON_KINDS:
+        if fragment in lowered:
+            return kind
+    return "other"
 
 
 # RAGChecker 0.1.9 reports ``round(np.mean(per_sample) * 100, 1)`` (ragchecker/evaluator.py, ``evaluate``): numpy's

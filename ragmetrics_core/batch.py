@@ -51,6 +51,8 @@ class BatchRun:
 
     results: list[EvaluationResult] = field(default_factory=list)
     samples: dict[str, RagSample] = field(default_factory=dict)
+    lines: dict[str, int] = field(default_factory=dict)
+    """Where each sample was in the input: its line (JSONL, CSV) or item number (JSON, in memory), from 1."""
     errors: list[RowError] = field(default_factory=list)
     evaluated: int = 0
     resumed: int = 0
@@ -164,6 +166,9 @@ def _plan(
         taken += 1
         saw_evidence = saw_evidence or row.evidence is not None
         run.samples[row.id] = row.sample
+        position = row.line if row.line is not None else (None if row.item is None else row.item + 1)
+        if position is not None:
+            run.lines[row.id] = position
         previous = done.get(row.id)
         if previous is not None and is_complete(previous.result):
             run.results.append(previous.result)

@@ -221,6 +221,7 @@ def _evaluate(args: argparse.Namespace) -> int:
             title=title,
             aggregate_mode=run.aggregate_mode,
             errors=run.errors,
+            lines=run.lines,
         )
         print(f"report: {path}")
     if run.interrupted:
@@ -255,7 +256,10 @@ def _report(args: argparse.Namespace) -> int:
         raise ValueError(f"{args.results}: no results found")
     results = [row.result for row in stored.rows.values()]
     samples = {sample_id: row.sample for sample_id, row in stored.rows.items() if row.sample is not None}
-    path = write_report(results, args.out, samples=samples, title=args.title, aggregate_mode=args.aggregate)
+    lines = {sample_id: row.line for sample_id, row in stored.rows.items() if row.line is not None}
+    path = write_report(
+        results, args.out, samples=samples, title=args.title, aggregate_mode=args.aggregate, lines=lines
+    )
     print(f"report: {path}")
     return EXIT_OK
 

@@ -16,7 +16,14 @@ from pathlib import Path
 
 from ragmetrics_core.aggregate import MetricAggregate
 from ragmetrics_core.formats.errors import RowError
-from ragmetrics_core.report.summary import DIAGNOSTIC_GROUPS, AggregateMode, format_usage, summarize, total_usage
+from ragmetrics_core.report.summary import (
+    DIAGNOSTIC_GROUPS,
+    AggregateMode,
+    format_usage,
+    summarize,
+    total_usage,
+    undetermined_reasons,
+)
 from ragmetrics_core.report.svg import goodness_colour, histogram, score_bar, stacked_bar
 from ragmetrics_core.results import ClaimExplanation, Direction, EvaluationResult, MetricScore
 from ragmetrics_core.sample import RagSample
@@ -57,17 +64,20 @@ def write_report(
     title: str = "ragmetrics report",
     aggregate_mode: AggregateMode = "determined",
     errors: Sequence[RowError] = (),
+    lines: Mapping[str, int] | None = None,
 ) -> Path:
     """Write the HTML report for ``results`` to ``path`` and return the path.
 
     ``samples`` (by sample id) supplies the question, contexts, response and reference shown in the
     drill-down; results whose sample is missing show their scores and claims only. ``errors`` lists input
-    rows that were skipped.
+    rows that were skipped. ``lines`` (by sample id) numbers each sample by its line in the input file.
     """
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(
-        render_report(results, samples=samples, title=title, aggregate_mode=aggregate_mode, errors=errors),
+        render_report(
+            results, samples=samples, title=title, aggregate_mode=aggregate_mode, errors=errors, lines=lines
+        ),
         encoding="utf-8",
     )
     return target
@@ -80,6 +90,7 @@ def render_report(
     title: str = "ragmetrics report",
     aggregate_mode: AggregateMode = "determined",
     errors: Sequence[RowError] = (),
+    lines: Mapping[str, int] | None = None,
 ) -> str:
     """The report as an HTML string (see :func:`write_report`)."""
     samples = samples or {}
@@ -104,7 +115,7 @@ def render_report(
             _nav(),
             _summary_section(results, summaries),
             _diagnostic_section(results, summaries),
-            _samples_section(results, samples),
+            _samples_section(results, samples, lines or {}),
             _errors_section(errors),
         ]
     )
@@ -139,11 +150,12 @@ def _summary_section(results: Sequence[EvaluationResult], summaries: Sequence[Me
             f"<tr><th scope='row'><code>{escape(summary.metric)}</code></th>"
             f"<td>{histogram(values, summary.direction)}</td>"
             f"<td class='num'>{_fmt(summary.mean)}</td><td class='num'>{summary.count}</td>"
-            f"<td class='num'>{summary.undetermined}</td><td>{_arrow(summary.direction)}</td></tr>"
+            f"<td class='num'>{summary.undetermined}</td><td>{_arrow(summary.direction)}</td>"
+            f"<td class='why'>{escape(undetermined_reasons(summary))}</td></tr>"
         )
     table = (
         "<table class='summary'><thead><tr><th>metric</th><th>distribution (0 → 1)</th><th>mean</th>"
-        "<th>count</th><th>undetermined</th><th>direction</th></tr></thead>"
+        "<th>count</th><th>undetermined</th><th>direction</th><th>why undetermined</th></tr></thead>"
         f"<tbody>{''.join(rows)}</tbody></table>"
         if rows
         else "<p>No scores.</p>"
@@ -194,7 +206,9 @@ def _legend() -> str:
     return f"<ul class='legend'>{items}<li><span class='swatch cat-none'></span>not categorised</li></ul>"
 
 
-def _samples_section(results: Sequence[EvaluationResult], samples: Mapping[str, RagSample]) -> str:
+def _samples_section(
+    results: Sequence[EvaluationResult], samples: Mapping[str, RagSample], lines: Mapping[str, int]
+) -> str:
     metrics: dict[str, None] = {}
     for result in results:
         metrics.update(dict.fromkeys(result.scores))
@@ -213,11 +227,14 @@ def _samples_section(results: Sequence[EvaluationResult], samples: Mapping[str, 
         "<button type='button' id='collapse'>collapse all</button>"
         "</div>"
     )
-    items = "".join(_sample(index, result, samples.get(result.sample_id or "")) for index, result in enumerate(results))
+    items = "".join(
+        _sample(index, result, samples.get(result.sample_id or ""), lines.get(result.sample_id or ""))
+        for index, result in enumerate(results)
+    )
     return f"<section id='samples'><h2>Samples</h2>{controls}{_legend()}<div id='sample-list'>{items}</div></section>"
 
 
-def _sample(index: int, result: EvaluationResult, sample: RagSample | None) -> str:
+def _sample(index: int, result: EvaluationResult, sample: RagSample | None, line: int | None) -> str:
     anchor = f"sample-{index}"
     categories = {claim.category for claim in result.explanations if claim.source == "response"}
     flags = [
@@ -243,7 +260,9 @@ def _sample(index: int, result: EvaluationResult, sample: RagSample | None) -> s
         if claim.source == "response"
     )
     summary = (
-        f"<summary><span class='idx'>#{index}</span> "
+        # The input's own line (or item) number when known, so "#12" is line 12 of the file; else the position.
+        f"<summary><span class='idx' title='{'input line' if line is not None else 'position'}'>"
+        f"#{line if line is not None else index + 1}</span> "
         f"<span class='q'>{escape(_clip(question, 110) or '(no question)')}</span>"
         f"<span class='badges'>{headline}</span><span class='dots'>{dots}</span></summary>"
     )

@@ -37,13 +37,22 @@ def format_table(summaries: Sequence[MetricAggregate]) -> str:
     if not summaries:
         return "no scores"
     width = max(len("metric"), *(len(summary.metric) for summary in summaries))
-    lines = [f"{'metric':<{width}}  {'mean':>6}  {'count':>5}  {'undetermined':>12}  direction"]
+    header = f"{'metric':<{width}}  {'mean':>6}  {'count':>5}  {'undetermined':>12}  {'direction':<18}"
+    lines = [header + "  why undetermined"]
     lines.append("-" * len(lines[0]))
     for summary in summaries:
         mean = "—" if summary.mean is None else f"{summary.mean:.3f}"
         arrow = "↑ higher is better" if summary.direction is Direction.HIGHER_IS_BETTER else "↓ lower is better"
-        lines.append(f"{summary.metric:<{width}}  {mean:>6}  {summary.count:>5}  {summary.undetermined:>12}  {arrow}")
+        lines.append(
+            f"{summary.metric:<{width}}  {mean:>6}  {summary.count:>5}  {summary.undetermined:>12}  {arrow:<18}  "
+            f"{undetermined_reasons(summary)}".rstrip()
+        )
     return "\n".join(lines)
+
+
+def undetermined_reasons(summary: MetricAggregate) -> str:
+    """``no reference 3, judge error 1``: why a metric's undetermined samples are undetermined."""
+    return ", ".join(f"{kind} {count}" for kind, count in summary.undetermined_by_reason.items())
 
 
 def format_usage(usage: Usage) -> str:

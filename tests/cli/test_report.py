@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from html.parser import HTMLParser
 from pathlib import Path
@@ -10,7 +11,7 @@ from ragmetrics_core.batch import BatchRun, evaluate_file
 from ragmetrics_core.formats import RowError
 from ragmetrics_core.report import render_report, write_report
 from ragmetrics_core.results import EvaluationResult
-from tests.cli.conftest import SentenceJudge, good_row, write_jsonl
+from tests.cli.conftest import RunCli, SentenceJudge, good_row, write_jsonl
 
 XSS = "<script>alert('x')</script><img src=x onerror=alert(1)>"
 
@@ -121,3 +122,23 @@ def test_histograms_count_every_determined_score(tmp_path: Path) -> None:
     titles = re.findall(r"<title>([\d.]+)–([\d.]+): (\d+) samples?</title>", row.group(1))
     assert sum(int(count) for *_, count in titles) == 4
     assert ("0.5", "0.6", "4") in titles
+
+
+def test_report_and_summary_say_why_scores_are_undetermined_and_number_samples_by_input_line(
+    tmp_path: Path, run_cli: RunCli
+) -> None:
+    lines = [
+        json.dumps(good_row(0)),
+        "",  # a blank line: the next sample is on line 3, not the second
+        "not json",  # a bad row on line 3 is skipped; the next sample is on line 4
+        json.dumps({**good_row(1), "reference": None}),
+    ]
+    (tmp_path / "in.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    done = run_cli("evaluate", "in.jsonl", "--report", "report.html")
+    assert done.returncode == 1  # one bad row skipped
+    recall = next(line for line in done.stdout.splitlines() if line.startswith("overall_recall "))
+    assert recall.rstrip().endswith("no reference 1")
+    html = (tmp_path / "report.html").read_text("utf-8")
+    assert "<th>why undetermined</th>" in html and "no reference 1" in html
+    numbers = re.findall(r"<span class='idx' title='input line'>#(\d+)</span>", html)
+    assert numbers == ["1", "4"]
