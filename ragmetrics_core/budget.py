@@ -10,6 +10,7 @@ worker) are never charged to this one. Without a budget, both calls cost one con
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -21,31 +22,37 @@ class EvaluationBudgetExceeded(Exception):
     """The sample spent its CPU budget; what it needs from the judge is left undetermined."""
 
 
-@dataclass
-class _Budget:
+@dataclass(eq=False)  # compared and hashed by identity: the worker keeps the running ones in a set
+class Budget:
+    """One sample's budget: ``limit_s`` of metered CPU (``inf`` for none); :meth:`cancel` (from any thread) makes
+    the next checkpoint stop the work, as a shutdown needs."""
+
     limit_s: float
     spent_s: float = 0.0
     stretch_started: float | None = None
+    cancelled: bool = False
+
+    def cancel(self) -> None:
+        self.cancelled = True
 
     def used(self) -> float:
         running = 0.0 if self.stretch_started is None else time.thread_time() - self.stretch_started
         return self.spent_s + running
 
 
-_current: ContextVar[_Budget | None] = ContextVar("ragmetrics_cpu_budget", default=None)
+_current: ContextVar[Budget | None] = ContextVar("ragmetrics_cpu_budget", default=None)
 
 
 @contextmanager
-def cpu_budget(seconds: float | None) -> Iterator[None]:
-    """Give the work inside (one sample's evaluation) ``seconds`` of metered CPU time; ``None`` = unlimited."""
-    if seconds is None:
-        yield
-        return
-    if seconds <= 0:
+def cpu_budget(seconds: float | None) -> Iterator[Budget]:
+    """Give the work inside (one sample's evaluation) ``seconds`` of metered CPU time (``None``: no limit, but
+    the yielded :class:`Budget` can still be cancelled)."""
+    if seconds is not None and seconds <= 0:
         raise ValueError("a CPU budget must be positive")
-    token = _current.set(_Budget(limit_s=seconds))
+    budget = Budget(limit_s=math.inf if seconds is None else seconds)
+    token = _current.set(budget)
     try:
-        yield
+        yield budget
     finally:
         _current.reset(token)
 
@@ -66,9 +73,13 @@ def metered() -> Iterator[None]:
 
 
 def checkpoint() -> None:
-    """Raise :class:`EvaluationBudgetExceeded` when the current budget is spent; a no-op without one."""
+    """Raise :class:`EvaluationBudgetExceeded` when the current budget is spent or cancelled; a no-op without one."""
     budget = _current.get()
-    if budget is not None and budget.used() > budget.limit_s:
+    if budget is None:
+        return
+    if budget.cancelled:
+        raise EvaluationBudgetExceeded("evaluation cancelled (shutting down)")
+    if budget.used() > budget.limit_s:
         raise EvaluationBudgetExceeded(
             f"evaluation budget exceeded ({budget.used():.2f} s of CPU, limit {budget.limit_s:g} s)"
         )

@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 from tqdm import tqdm
 
+from ragmetrics_core.budget import EvaluationBudgetExceeded, cpu_budget
 from ragmetrics_core.construct import builder
 from ragmetrics_core.evidence import (
     CHECK_INPUTS,
@@ -61,7 +62,12 @@ class Evaluator:
         judge: Judge | None = None,
         metrics: Sequence[str] | None = None,
         options: MetricOptions | None = None,
+        cpu_budget_s: float | None = None,
     ) -> None:
+        """``cpu_budget_s``: CPU seconds an in-process judge may spend on one sample (checked between its
+        steps); past it, what the sample still needs is undetermined with "evaluation budget exceeded"."""
+        if cpu_budget_s is not None and cpu_budget_s <= 0:
+            raise ValueError("cpu_budget_s must be positive")
         if judge is None:
             from ragmetrics_core.judges.embedded import EmbeddedJudge
 
@@ -77,6 +83,7 @@ class Evaluator:
         self.judge = judge
         self.metrics: tuple[str, ...] = tuple(requested)
         self.options = options or MetricOptions()
+        self.cpu_budget_s = cpu_budget_s
 
     # ------------------------------------------------------------------ single sample
 
@@ -99,7 +106,11 @@ class Evaluator:
         problems = evidence.shape_problems(len(sample.retrieved_contexts))
         if problems:
             raise ValueError("precomputed evidence does not fit the sample: " + "; ".join(problems))
-        evidence, usage = await self._gather(sample, evidence, required, optional)
+        if self.cpu_budget_s is None:
+            evidence, usage = await self._gather(sample, evidence, required, optional)
+        else:
+            with cpu_budget(self.cpu_budget_s):
+                evidence, usage = await self._gather(sample, evidence, required, optional)
         return self._score(sample, evidence, usage, unmet)
 
     def score(self, sample: RagSample, evidence: Evidence, usage: Usage | None = None) -> EvaluationResult:
@@ -223,6 +234,8 @@ class Evaluator:
     ) -> T | None:
         try:
             return await call
+        except EvaluationBudgetExceeded as exc:  # the sample's CPU budget, not a judge fault: no warning
+            message = str(exc)
         except JudgeError as exc:
             message = scrub_secrets(f"{self.judge.name} {stage} failed: {exc}")
         except Exception as exc:  # a judge bug must cost a sample, not the caller's run

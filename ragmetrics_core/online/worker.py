@@ -20,6 +20,7 @@ from typing import NamedTuple, Protocol
 
 from pydantic import ValidationError
 
+from ragmetrics_core.budget import Budget, cpu_budget
 from ragmetrics_core.judges.base import Usage
 from ragmetrics_core.online.dispatch import EmitterRunner
 from ragmetrics_core.online.emitters.base import SubjectSpanFactory
@@ -86,6 +87,7 @@ class Worker:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._wake: asyncio.Event | None = None
         self._stop_requested = False
+        self._budgets: set[Budget] = set()
         self._thread = threading.Thread(target=self._run, name="ragmetrics-online", daemon=True)
 
     def start(self) -> None:
@@ -102,6 +104,8 @@ class Worker:
     def stop(self, timeout_s: float) -> bool:
         """Cancel running evaluations and end the thread; ``False`` if it did not end in time."""
         self._stop_requested = True
+        for budget in list(self._budgets):
+            budget.cancel()  # a judge busy in synchronous work stops at its next checkpoint
         self.wake()
         self._thread.join(max(0.0, timeout_s))
         return not self._thread.is_alive()
@@ -185,17 +189,23 @@ class Worker:
         self, evaluator: AsyncEvaluator, sample: RagSample
     ) -> tuple[str | None, str | None, EvaluationResult | None]:
         timeout = self._config.evaluation_timeout_s
-        try:
-            result = await asyncio.wait_for(evaluator.aevaluate(sample), timeout)
-        except TimeoutError:
-            return "timeout", f"evaluation timed out after {timeout:g} s", None
-        except asyncio.CancelledError:
-            raise
-        except Exception as exc:
-            self._config.warn.warning(
-                "judge", "ragmetrics evaluation failed: %s", self._config.redactor.error(_describe(exc))
-            )
-            return "judge_error", _describe(exc), None
+        # The timeout doubles as the CPU budget: an in-process judge busy in synchronous work never yields to the
+        # loop's timer, but it checks its budget between steps (ragmetrics_core.budget), and stop() cancels it.
+        with cpu_budget(timeout) as budget:
+            self._budgets.add(budget)
+            try:
+                result = await asyncio.wait_for(_contained(evaluator.aevaluate(sample)), timeout)
+            except TimeoutError:
+                return "timeout", f"evaluation timed out after {timeout:g} s", None
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                self._config.warn.warning(
+                    "judge", "ragmetrics evaluation failed: %s", self._config.redactor.error(_describe(exc))
+                )
+                return "judge_error", _describe(exc), None
+            finally:
+                self._budgets.discard(budget)
         if not isinstance(result, EvaluationResult):
             return "internal_error", f"aevaluate returned {type(result).__name__}, not EvaluationResult", None
         if result.error:
@@ -258,6 +268,29 @@ class Worker:
         except Exception as exc:
             self._config.warn.warning("subject", "ragmetrics could not create the RAG span: %s", _describe(exc))
             return None
+
+
+class EvaluatorAborted(Exception):
+    """An evaluator raised what would end the worker (``SystemExit``, ``KeyboardInterrupt``, ``GeneratorExit``, or a
+    ``CancelledError`` nobody asked for): the sample fails with it, the worker goes on."""
+
+
+async def _contained(evaluation: Awaitable[EvaluationResult]) -> EvaluationResult:
+    """Run one evaluation so that nothing it raises escapes as more than a failed sample.
+
+    asyncio re-raises ``SystemExit`` and ``KeyboardInterrupt`` out of the task that raised them, through the event
+    loop itself: caught here, inside the task, they become an ordinary exception. A ``CancelledError`` is passed on
+    only when this task is really being cancelled (timeout, shutdown).
+    """
+    try:
+        return await evaluation
+    except asyncio.CancelledError:
+        task = asyncio.current_task()
+        if task is not None and task.cancelling():
+            raise
+        raise EvaluatorAborted("the evaluator raised CancelledError") from None
+    except (SystemExit, KeyboardInterrupt, GeneratorExit) as exc:
+        raise EvaluatorAborted(f"the evaluator raised {type(exc).__name__}: {exc}") from None
 
 
 def _to_sample(submission: Submission) -> RagSample:
