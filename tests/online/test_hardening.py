@@ -121,3 +121,29 @@ def test_the_evaluator_takes_a_cpu_budget_of_its_own() -> None:
     assert "evaluation budget exceeded" in result.scores["faithfulness"].reason
     with pytest.raises(ValueError):
         Evaluator(cpu_budget_s=0)
+
+
+def test_scoring_never_waits_on_a_blocking_exporter() -> None:
+    """The app's SimpleSpanProcessor exports on the thread that ends a span; with the collector unreachable each
+    export blocks for seconds. The RAG spans ragmetrics creates for untraced runs are ended on the emitter's
+    thread, so the 100 samples are all scored within seconds (0 of 100 were, when the worker ended them)."""
+    from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+
+    from ragmetrics_core.online import OtelEmitter
+
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(OTLPSpanExporter(endpoint="http://127.0.0.1:9/v1/traces",
+                                                                     timeout=3)))
+    evaluator = Evaluator(judge=ScriptedJudge(), metrics=["faithfulness"])
+    online = OnlineEvaluator(evaluator, emitters=[OtelEmitter(tracer_provider=provider, log_events=False)])
+    try:
+        for i in range(100):
+            online.submit(paris_draft(), Origin(run_id=str(i)))  # no trace id: ragmetrics creates the RAG span
+        deadline = time.monotonic() + 5
+        while online.stats().completed < 100 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert online.stats().completed == 100
+    finally:
+        online.shutdown(timeout_s=1)

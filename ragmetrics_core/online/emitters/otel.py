@@ -10,13 +10,15 @@ scores have a trace to live in.
 from __future__ import annotations
 
 import json
+import threading
 import time
+from collections import OrderedDict
 from collections.abc import Mapping
 
 from opentelemetry import trace
 from opentelemetry._logs import Logger, LoggerProvider, SeverityNumber, get_logger
 from opentelemetry.context import Context
-from opentelemetry.trace import NonRecordingSpan, SpanContext, SpanKind, Status, StatusCode, TraceFlags, Tracer
+from opentelemetry.trace import NonRecordingSpan, Span, SpanContext, SpanKind, Status, StatusCode, TraceFlags, Tracer
 from opentelemetry.util.types import AttributeValue
 
 from ragmetrics_core.explain import metric_explanations
@@ -28,6 +30,10 @@ from ragmetrics_core.results import ClaimExplanation, MetricScore
 _SCOPE = "ragmetrics"
 
 Attributes = dict[str, AttributeValue]
+
+
+MAX_UNENDED_SPANS = 10_000
+"""RAG spans waiting for their record to reach this emitter; past it, the oldest are ended at the next emit."""
 
 
 class OtelEmitter:
@@ -64,6 +70,12 @@ class OtelEmitter:
         self._name = name
         self._tracer: Tracer | None = None
         self._logger: Logger | None = None
+        # RAG spans created on the worker thread, ended on this emitter's thread: with the app's
+        # SimpleSpanProcessor, ending a span exports it on the calling thread, and a slow or unreachable
+        # collector must never stall scoring. Bounded: spans of records this emitter never sees are ended later.
+        self._unended: OrderedDict[int, tuple[Span, int]] = OrderedDict()
+        self._overdue: list[tuple[Span, int]] = []
+        self._unended_lock = threading.Lock()
 
     @property
     def name(self) -> str:
@@ -84,15 +96,33 @@ class OtelEmitter:
             attributes=_rag_attributes(origin, sample),
             start_time=start,
         )
-        span.end(end_time=end)
         context = span.get_span_context()
+        with self._unended_lock:  # ended in emit(), on the emitter's thread (starting a span exports nothing)
+            self._unended[context.span_id] = (span, end)
+            while len(self._unended) > MAX_UNENDED_SPANS:
+                self._overdue.append(self._unended.popitem(last=False)[1])
         if not context.is_valid:
             return None
         return SpanRef(context.trace_id, context.span_id, int(context.trace_flags), created=True)
 
+    def _end_created_spans(self, record: EvaluationRecord | None) -> None:
+        """End, here on the emitter's thread, the RAG span made for ``record`` and any left overdue."""
+        with self._unended_lock:
+            ending, self._overdue = self._overdue, []
+            if record is None:
+                ending.extend(self._unended.values())
+                self._unended.clear()
+            elif record.subject is not None and record.subject.created:
+                found = self._unended.pop(record.subject.span_id, None)
+                if found is not None:
+                    ending.append(found)
+        for span, end in ending:
+            span.end(end_time=end)
+
     # ------------------------------------------------------------------ emitter
 
     def emit(self, record: EvaluationRecord) -> None:
+        self._end_created_spans(record)
         subject_context = _context_of(record.subject)
         span = self._get_tracer().start_span(
             sc.EVALUATION_SPAN_NAME,
@@ -114,6 +144,7 @@ class OtelEmitter:
             self._emit_log_events(record, evaluated)
 
     def force_flush(self, timeout_s: float) -> bool:
+        self._end_created_spans(None)
         millis = max(0, int(timeout_s * 1000))
         flushed = True
         for provider in (self._tracer_provider or trace.get_tracer_provider(), self._resolved_logger_provider()):
