@@ -16,7 +16,9 @@ class Context(BaseModel):
 
     text: str
     id: str | None = None
-    score: float | None = Field(default=None, description="The retriever's rank score, when it gave one.")
+    score: float | None = Field(
+        default=None, allow_inf_nan=False, description="The retriever's rank score, when it gave one (finite)."
+    )
     metadata: dict[str, Any] = Field(default_factory=dict)
 
     @field_validator("text", mode="before")

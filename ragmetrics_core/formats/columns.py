@@ -11,7 +11,8 @@ from __future__ import annotations
 import ast
 import hashlib
 import json
-from collections.abc import Mapping
+import math
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pydantic import ValidationError
@@ -73,6 +74,20 @@ def record_to_sample(record: RawRecord, mapping: Mapping[str, str] | None = None
         return _build(record, columns)
     except _FieldProblem as problem:
         return RowError(record.source, problem.message, line=record.line, item=record.item, field=problem.field)
+
+
+def header_problem(header: Sequence[str], mapping: Mapping[str, str] | None = None) -> str | None:
+    """What makes every row of a table with this header unreadable (no response column, a mapped column that
+    is not there), said once for the file; ``None`` when the header is fine."""
+    present = dict.fromkeys(header, "")
+    columns = _resolve_columns(present, mapping or {})
+    for field in ("user_input", "response"):
+        if field in columns and columns[field] not in present:
+            return f"the header has no column {columns[field]!r} (mapped to {field}); it has {', '.join(header)}"
+    if "response" not in columns:
+        expected = "/".join(ALIASES["response"])
+        return f"the header has no response column (expected one of {expected}, or map one); it has {', '.join(header)}"
+    return None
 
 
 def _resolve_columns(data: Mapping[str, Any], mapping: Mapping[str, str]) -> dict[str, str]:
@@ -190,6 +205,8 @@ def _context_object(item: dict[str, Any], where: str) -> Context:
     score = item.get("score")
     if score is not None and (isinstance(score, bool) or not isinstance(score, int | float)):
         raise _FieldProblem(f"{where}.score", f"expected a number, got {describe_value(score)}")
+    if score is not None and not math.isfinite(score):
+        raise _FieldProblem(f"{where}.score", f"expected a finite number, got {score}")
     metadata = item.get("metadata")
     if metadata is not None and not isinstance(metadata, dict):
         raise _FieldProblem(f"{where}.metadata", f"expected an object, got {describe_value(metadata)}")

@@ -13,7 +13,7 @@ from typing import Any, Literal, TextIO, cast
 from pydantic import ValidationError
 
 from ragmetrics_core.evidence import Evidence, EvidencePart
-from ragmetrics_core.formats.columns import record_to_sample, sample_key
+from ragmetrics_core.formats.columns import header_problem, record_to_sample, sample_key
 from ragmetrics_core.formats.errors import InputError, RowError
 from ragmetrics_core.formats.ragchecker import RagCheckerFormatError, read_ragchecker
 from ragmetrics_core.formats.records import WRAPPER_KEYS, RawRecord, TableFormat, read_records
@@ -163,10 +163,16 @@ def _looks_like_json_document(text: str) -> bool:
 def _table_rows(
     stream: TextIO, fmt: TableFormat, name: str, columns: Mapping[str, str] | None
 ) -> Iterator[LoadedSample | RowError]:
+    checked_header = False
     for record in read_records(stream, fmt, name):
         if isinstance(record, RowError):
             yield record
             continue
+        if record.from_csv and not checked_header:
+            checked_header = True
+            problem = header_problem(list(record.data), columns)
+            if problem is not None:  # the file cannot be read at all: one error, not one per row
+                raise InputError(RowError(name, problem, line=1))
         sample = record_to_sample(record, columns)
         if isinstance(sample, RowError):
             yield sample

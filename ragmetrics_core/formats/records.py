@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Literal, TextIO
 
-from ragmetrics_core.formats.errors import RowError, describe_value
+from ragmetrics_core.formats.errors import InputError, RowError, describe_value
 
 TableFormat = Literal["jsonl", "json", "csv"]
 
@@ -62,6 +62,12 @@ def _csv(stream: TextIO, source: str) -> Iterator[RawRecord | RowError]:
     reader = csv.DictReader(stream, restkey="\x00extra")
     if reader.fieldnames is None:
         return
+    repeated = sorted({name for name in reader.fieldnames if reader.fieldnames.count(name) > 1})
+    if repeated:
+        # csv.DictReader would keep the last of the columns silently: refuse the file instead.
+        raise InputError(
+            RowError(source, f"the header repeats column {', '.join(map(repr, repeated))}; name each once", line=1)
+        )
     header_width = len(reader.fieldnames)
     start = reader.line_num + 1
     for row in reader:

@@ -295,6 +295,11 @@ def _read_csv(path: Path, stored: StoredResults, directions: dict[str, Direction
     with path.open(encoding="utf-8", newline="") as handle:
         reader = csv.DictReader(handle)
         header = reader.fieldnames or []
+        if header and "sample_id" not in header:
+            raise InputError(RowError(
+                str(path), "not a ragmetrics results file (its header has no sample_id column); write to a new "
+                "--out or move the file away", line=1,
+            ))
         metrics = [name for name in header if f"{name}_reason" in header and f"{name}_label" in header]
         for number, row in enumerate(reader, start=1):
             try:

@@ -268,3 +268,40 @@ def test_one_sample_is_counted_in_the_singular(tmp_path: Path, run_cli: RunCli) 
     done = run_cli("evaluate", "in.jsonl")
     assert done.returncode == 0, done.stderr
     assert "1 sample: 1 evaluated" in done.stdout
+
+
+def test_out_naming_a_csv_that_is_not_a_results_file_is_refused_cleanly(tmp_path: Path, run_cli: RunCli) -> None:
+    write_jsonl(tmp_path / "in.jsonl", [good_row(0)])
+    (tmp_path / "other.csv").write_text("a,b\n1,2\n", encoding="utf-8")
+    done = run_cli("evaluate", "in.jsonl", "--out", "other.csv")
+    assert done.returncode == 2
+    [line] = done.stderr.strip().splitlines()
+    assert "other.csv:1" in line and "not a ragmetrics results file" in line
+    assert (tmp_path / "other.csv").read_text(encoding="utf-8") == "a,b\n1,2\n"  # untouched
+
+
+def test_a_csv_without_a_response_column_is_one_error_about_the_header(tmp_path: Path, run_cli: RunCli) -> None:
+    rows = "".join(f"q{i},c{i}\n" for i in range(20_000))
+    (tmp_path / "in.csv").write_text("question,contexts\n" + rows, encoding="utf-8")
+    done = run_cli("evaluate", "in.csv")
+    assert done.returncode == 2
+    [line] = done.stderr.strip().splitlines()
+    assert "in.csv:1" in line and "no response column" in line and "question, contexts" in line
+
+
+def test_a_csv_header_that_repeats_a_column_is_refused(tmp_path: Path, run_cli: RunCli) -> None:
+    (tmp_path / "in.csv").write_text("user_input,response,response\nq,a,b\n", encoding="utf-8")
+    done = run_cli("evaluate", "in.csv")
+    assert done.returncode == 2
+    [line] = done.stderr.strip().splitlines()
+    assert "repeats column 'response'" in line
+
+
+def test_a_non_finite_context_score_is_a_bad_row_and_never_reaches_the_output(tmp_path: Path, run_cli: RunCli) -> None:
+    bad = '{"user_input": "q", "response": "a", "retrieved_contexts": [{"text": "c", "score": NaN}]}'
+    write_jsonl(tmp_path / "in.jsonl", [good_row(0), bad])
+    done = run_cli("evaluate", "in.jsonl", "--out", "out.jsonl")
+    assert done.returncode == 1
+    assert "retrieved_contexts[0].score" in done.stderr and "finite" in done.stderr
+    for line in (tmp_path / "out.jsonl").read_text(encoding="utf-8").splitlines():
+        json.loads(line, parse_constant=lambda name: pytest.fail(f"bare {name} in the output"))
