@@ -181,6 +181,7 @@ class Evaluator:
         optional: frozenset[EvidencePart],
     ) -> tuple[Evidence, Usage]:
         usage = Usage()
+        spent: list[Usage] = []  # what failed stages cost
         todo = evidence.missing(required)
         if todo & CHECK_PARTS:
             # The judge is asked to check anyway, so the optional parts cost no extra call.
@@ -191,7 +192,7 @@ class Evaluator:
                 user_input=sample.user_input, response=sample.response, reference=sample.reference,
                 want=extract_parts, n_questions=self.options.n_questions,
             )
-            extraction = await self._call("extraction", extract_parts, evidence, self.judge.extract(request))
+            extraction = await self._call("extraction", extract_parts, evidence, self.judge.extract(request), spent)
             if extraction is not None:
                 usage += extraction.usage
                 evidence = evidence.merged(_as_evidence(extraction))
@@ -206,7 +207,7 @@ class Evaluator:
                 response_claims=evidence.response_claims or [], reference_claims=evidence.reference_claims or [],
                 reference_entities=evidence.reference_entities or [], want=check_parts,
             )
-            checked = await self._call("checking", check_parts, evidence, self.judge.check(request_check))
+            checked = await self._call("checking", check_parts, evidence, self.judge.check(request_check), spent)
             if checked is not None:
                 usage += checked.usage
                 evidence = evidence.merged(_as_evidence(checked))
@@ -215,7 +216,8 @@ class Evaluator:
             questions = [question.text for question in evidence.generated_questions]
             if questions:
                 similar = await self._call(
-                    "similarity", SIMILARITY_PARTS, evidence, self.judge.similarity(sample.user_input, questions)
+                    "similarity", SIMILARITY_PARTS, evidence, self.judge.similarity(sample.user_input, questions),
+                    spent,
                 )
                 if similar is not None:
                     usage += similar.usage
@@ -227,10 +229,12 @@ class Evaluator:
         if problems:
             # A judge that answered with misaligned shapes must not be read silently: drop what is wrong.
             evidence = _drop_misshapen(evidence, problems)
+        for failed in spent:
+            usage += failed  # failed stages are paid for too (an unusable 200 answer still bills its tokens)
         return evidence, usage
 
     async def _call(
-        self, stage: str, parts: frozenset[EvidencePart], evidence: Evidence, call: Awaitable[T]
+        self, stage: str, parts: frozenset[EvidencePart], evidence: Evidence, call: Awaitable[T], spent: list[Usage]
     ) -> T | None:
         try:
             return await call
@@ -238,6 +242,7 @@ class Evaluator:
             message = str(exc)
         except JudgeError as exc:
             message = scrub_secrets(f"{self.judge.name} {stage} failed: {exc}")
+            spent.append(exc.usage)
         except Exception as exc:  # a judge bug must cost a sample, not the caller's run
             message = scrub_secrets(f"{self.judge.name} {stage} raised {type(exc).__name__}: {exc}")
             # One line per judge, stage and kind of failure per interval (a broken judge fails every sample);

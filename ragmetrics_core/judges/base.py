@@ -102,7 +102,15 @@ class SimilarityResult(BaseModel):
 
 
 class JudgeError(Exception):
-    """A judge could not produce the evidence it was asked for (the message never holds secrets)."""
+    """A judge could not produce the evidence it was asked for (the message never holds secrets).
+
+    ``usage`` is what the failed attempt spent (an LLM that answered 200 with tokens but unusable content is
+    still paid for): the engine charges it to the sample, so budgets and cost reports see every billed token.
+    """
+
+    def __init__(self, message: str = "", *, usage: Usage | None = None) -> None:
+        super().__init__(message)
+        self.usage = usage if usage is not None else Usage()
 
 
 @runtime_checkable

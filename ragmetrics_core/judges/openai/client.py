@@ -75,12 +75,11 @@ class EndpointError(JudgeError):
         usage: Usage | None = None,
         detail: str = "",
     ) -> None:
-        super().__init__(message)
+        super().__init__(message, usage=usage or Usage(calls=attempts))
         self.detail = detail
         self.endpoint = endpoint
         self.status = status
         self.attempts = attempts
-        self.usage = usage or Usage(calls=attempts)
 
 
 class OpenAIEndpoint:

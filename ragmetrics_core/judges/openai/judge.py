@@ -15,7 +15,7 @@ import importlib
 import logging
 import math
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar, cast
 
 from pydantic import SecretStr
@@ -234,7 +234,7 @@ class OpenAIJudge:
             [(i, texts[i]) for i in chunk_claim_ids],
             wanted_entities,
         )
-        (text_verdicts, text_usage), (rows, found, chunk_usage) = await asyncio.gather(text_job, chunk_job)
+        (text_verdicts, text_usage), (rows, found, chunk_usage) = await _all_or_charged(text_job, chunk_job)
         usage = text_usage + chunk_usage
 
         def against_text(claim_ids: list[str], premise: str, missing_premise: str) -> list[Check]:
@@ -332,7 +332,7 @@ class OpenAIJudge:
 
         if self.config.check_mode == "joint" or len(chunks) == 1:
             return await check_against(chunks)
-        parts = await asyncio.gather(*(check_against([chunk]) for chunk in chunks))
+        parts = await _all_or_charged(*(check_against([chunk]) for chunk in chunks))
         usage = sum((part[2] for part in parts), Usage())
         rows = {claim_id: combine_rows([part[0][claim_id] for part in parts]) for claim_id in claim_texts}
         found = {entity_id: any(part[1][entity_id] for part in parts) for entity_id in entity_ids}
@@ -396,7 +396,7 @@ class OpenAIJudge:
                 )
                 return value, self._record(self._priced(spent + usage))
             except EndpointError as error:
-                self._record(self._priced(spent + error.usage))
+                error.usage = self._record(self._priced(spent + error.usage))  # all this ask spent, on the error
                 raise
             except AnswerFormatError as error:
                 spent = spent + error.usage
@@ -410,9 +410,9 @@ class OpenAIJudge:
                     reason,
                 )
                 prompt = with_retry_note(messages, reason)
-        self._record(self._priced(spent))
         raise JudgeError(
-            f"{self.config.endpoint} ({self.config.model}) gave no usable {what} answer in 2 tries: {reason}"
+            f"{self.config.endpoint} ({self.config.model}) gave no usable {what} answer in 2 tries: {reason}",
+            usage=self._record(self._priced(spent)),
         )
 
     async def _ask_aligned(
@@ -490,3 +490,20 @@ def _cosine(left: Sequence[float], right: Sequence[float]) -> float:
     dot = sum(a * b for a, b in zip(left, right, strict=False))
     norm = math.sqrt(sum(a * a for a in left)) * math.sqrt(sum(b * b for b in right))
     return 0.0 if norm == 0 else max(-1.0, min(1.0, dot / norm))
+
+
+async def _all_or_charged(*jobs: Awaitable[Any]) -> list[Any]:
+    """``asyncio.gather`` of concurrent calls whose results each end in a :class:`Usage`; when one fails, its
+    ``JudgeError`` is raised carrying what every call spent, so the sample is charged for the calls that did
+    answer too."""
+    outcomes = await asyncio.gather(*jobs, return_exceptions=True)
+    failure = next((outcome for outcome in outcomes if isinstance(outcome, BaseException)), None)
+    if failure is None:
+        return list(outcomes)
+    if isinstance(failure, JudgeError):
+        for outcome in outcomes:
+            if isinstance(outcome, JudgeError) and outcome is not failure:
+                failure.usage = failure.usage + outcome.usage
+            elif isinstance(outcome, tuple) and outcome and isinstance(outcome[-1], Usage):
+                failure.usage = failure.usage + outcome[-1]
+    raise failure
