@@ -39,6 +39,8 @@ class Fault:
     rewrite: Callable[[Answer], str] | None = None
     finish_reason: str = "stop"
     only_json_schema: bool = False  # a status fault that fires only when response_format is json_schema
+    raw: tuple[str, bytes] | None = None  # answer 200 with this (content type, body) instead
+    trickle_s: float = 0.0  # send the body one byte every this many seconds
 
 
 def rate_limited(retry_after: str | None = "3") -> Fault:
@@ -56,6 +58,16 @@ def unauthorized_echoing_key() -> Fault:
 
 def refuses_json_schema() -> Fault:
     return Fault(status=400, message="response_format json_schema is not supported", only_json_schema=True)
+
+
+def html_page() -> Fault:
+    """200 with an HTML error page, as a proxy or a misconfigured gateway answers."""
+    return Fault(raw=("text/html", b"<html><body><h1>502 Bad Gateway</h1></body></html>"))
+
+
+def trickling(interval_s: float = 0.5) -> Fault:
+    """A 200 answer sent one byte every ``interval_s``: each read returns in time, the whole never does."""
+    return Fault(trickle_s=interval_s)
 
 
 def slow(seconds: float) -> Fault:
@@ -383,6 +395,9 @@ class FakeOpenAIServer:
         fault = self._next_fault(task, body)
         if fault is not None and fault.delay_s:
             self._stopping.wait(fault.delay_s)
+        if fault is not None and fault.raw is not None:
+            self._send_bytes(handler, 200, fault.raw[1], fault.raw[0])
+            return
         if fault is not None and fault.status is not None:
             key = (handler.headers.get("Authorization") or "").removeprefix("Bearer ")
             record.status = fault.status
@@ -440,7 +455,29 @@ class FakeOpenAIServer:
                 "total_tokens": record.prompt_tokens + record.completion_tokens,
             },
         }
+        if fault is not None and fault.trickle_s:
+            self._send_bytes(handler, 200, json.dumps(completion).encode("utf-8"), "application/json", fault.trickle_s)
+            return
         self._send(handler, 200, completion)
+
+    def _send_bytes(
+        self, handler: BaseHTTPRequestHandler, status: int, data: bytes, content_type: str, trickle_s: float = 0.0
+    ) -> None:
+        try:
+            handler.send_response(status)
+            handler.send_header("Content-Type", content_type)
+            handler.send_header("Content-Length", str(len(data)))
+            handler.end_headers()
+            if not trickle_s:
+                handler.wfile.write(data)
+                return
+            for index in range(len(data)):
+                if self._stopping.wait(trickle_s):
+                    return  # the server is stopping
+                handler.wfile.write(data[index : index + 1])
+                handler.wfile.flush()
+        except (BrokenPipeError, ConnectionResetError):
+            pass
 
     @staticmethod
     def _send(

@@ -62,6 +62,10 @@ class ChatAnswer:
     finish_reason: str | None
 
 
+class _NotAnAnswer(Exception):
+    """A 200 whose body is not what the API returns (an HTML error page from a proxy): a transport fault to retry."""
+
+
 class EndpointError(JudgeError):
     """An endpoint failed for good; names the endpoint and the HTTP status, never the key."""
 
@@ -271,12 +275,18 @@ class OpenAIEndpoint:
     async def _create_completion(self, request: dict[str, Any]) -> ChatCompletion:
         # ``stream`` is never set, so the overload that returns a ChatCompletion applies.
         async with self._client() as client:
-            completion: ChatCompletion = await client.chat.completions.create(**request)
+            completion: object = await client.chat.completions.create(**request)
+        if not isinstance(completion, ChatCompletion):
+            # openai hands back the raw text of a 200 whose body is not JSON (a proxy's HTML page).
+            raise _NotAnAnswer(f"HTTP 200 with a body that is not a chat completion: {str(completion)[:80]!r}")
         return completion
 
     async def _create_embeddings(self, model: str, texts: list[str]) -> CreateEmbeddingResponse:
         async with self._client() as client:
-            return await client.embeddings.create(model=model, input=texts)
+            embeddings: object = await client.embeddings.create(model=model, input=texts)
+        if not isinstance(embeddings, CreateEmbeddingResponse):
+            raise _NotAnAnswer(f"HTTP 200 with a body that is not an embeddings response: {str(embeddings)[:80]!r}")
+        return embeddings
 
     def _level(self, structured_output: StructuredOutput) -> StructuredOutput:
         if structured_output != "auto":
@@ -324,16 +334,22 @@ class OpenAIEndpoint:
             attempts += 1
             try:
                 async with self._limit():
-                    result = await send()
+                    # The client's timeout bounds each read; this bounds the whole attempt, so an endpoint that
+                    # trickles its answer a byte at a time cannot hold a sample forever.
+                    async with asyncio.timeout(self._timeout_s):
+                        result = await send()
                 return result, Usage(calls=attempts, latency_s=time.perf_counter() - started)
             except openai.APIStatusError as error:
                 status: int | None = error.status_code
                 retry_after = parse_retry_after(error.response.headers, self._now())
                 detail = f"HTTP {status}: {self._scrub(_message_of(error))}"
                 retryable = status in _RETRYABLE_STATUS
-            except openai.APITimeoutError:
+            except (openai.APITimeoutError, TimeoutError):
                 status, retry_after, retryable = None, None, True
-                detail = f"timed out after {self._timeout_s:g} s"
+                detail = f"timed out after {self._timeout_s:g} s without a complete answer"
+            except _NotAnAnswer as error:
+                status, retry_after, retryable = 200, None, True
+                detail = self._scrub(str(error))
             except openai.APIConnectionError as error:
                 status, retry_after, retryable = None, None, True
                 detail = f"connection failed: {self._scrub(str(error))}"
