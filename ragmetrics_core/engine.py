@@ -7,6 +7,7 @@ the number of metrics: every metric is read off the same :class:`Evidence`.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import sys
@@ -403,10 +404,17 @@ class _ThreadLoop:
 
 
 def _close_loop(loop: asyncio.AbstractEventLoop, pid: int) -> None:
-    # Only close(): this may run on another thread (garbage collection, exit), where running the loop to shut
-    # down async generators could collide with that thread's own running loop.
-    if os.getpid() == pid and not loop.is_closed() and not loop.is_running():
-        loop.close()
+    # This may run on another thread (garbage collection, exit). Async generators are shut down first, as
+    # asyncio.run does (an LLM judge closes its connection pool that way), unless this thread is running a loop
+    # of its own, which running this one would collide with: then the loop is only closed.
+    if os.getpid() != pid or loop.is_closed() or loop.is_running():
+        return
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        with contextlib.suppress(Exception):
+            loop.run_until_complete(loop.shutdown_asyncgens())
+    loop.close()
 
 
 def _cancel_leftover_tasks(loop: asyncio.AbstractEventLoop) -> None:

@@ -293,8 +293,11 @@ _ANSWERS: dict[str, Callable[[dict[str, Any]], Answer]] = {
 class FakeOpenAIServer:
     """``with FakeOpenAIServer() as server: ... server.base_url ...``"""
 
-    def __init__(self, *, gullible: bool = False, agreeable_models: frozenset[str] = frozenset()) -> None:
+    def __init__(
+        self, *, gullible: bool = False, agreeable_models: frozenset[str] = frozenset(), latency_s: float = 0.0
+    ) -> None:
         self.gullible = gullible
+        self.latency_s = latency_s  # every answer waits this long (a model's think time, for benchmarks)
         self.agreeable_models = agreeable_models  # models that call every claim entailed
         self.requests: list[RecordedRequest] = []
         self.in_flight = 0
@@ -392,6 +395,8 @@ class FakeOpenAIServer:
         )
         with self._lock:
             self.requests.append(record)
+        if self.latency_s:
+            self._stopping.wait(self.latency_s)
         fault = self._next_fault(task, body)
         if fault is not None and fault.delay_s:
             self._stopping.wait(fault.delay_s)

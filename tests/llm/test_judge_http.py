@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
@@ -307,6 +308,7 @@ def test_connections_are_pooled_within_a_check_and_closed_on_their_loop(server: 
         model="m", base_url=server.base_url, embedding_model="e", check_mode="per_chunk", concurrency=1
     )
     judge = OpenAIJudge(config)
+    gc.collect()  # what earlier tests left is theirs: only this test's loops are measured
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ResourceWarning)
         for _ in range(2):  # two loops, as two sync evaluate() calls would use
@@ -315,3 +317,38 @@ def test_connections_are_pooled_within_a_check_and_closed_on_their_loop(server: 
     assert [str(w.message) for w in caught if issubclass(w.category, ResourceWarning)] == []
     chunk_ports = [r.client_port for r in server.calls("check_chunks")]
     assert len(chunk_ports) == 8 and len(set(chunk_ports)) == 2  # one pooled connection per check
+
+
+def test_one_client_per_endpoint_and_loop_for_the_loops_life(
+    server: FakeOpenAIServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Building an AsyncOpenAI costs an SSL context (~18 ms of CPU): once per endpoint and loop, not per call."""
+    import asyncio
+
+    from ragmetrics_core.judges.openai import OpenAIJudge, OpenAIJudgeConfig
+    from ragmetrics_core.judges.openai.client import OpenAIEndpoint
+
+    built: list[object] = []
+    original = OpenAIEndpoint._new_client
+
+    def counting(self: OpenAIEndpoint) -> Any:
+        client = original(self)
+        built.append(client)
+        return client
+
+    monkeypatch.setattr(OpenAIEndpoint, "_new_client", counting)
+    judge = OpenAIJudge(OpenAIJudgeConfig(model="m", base_url=server.base_url, embedding_model="e"))
+
+    async def many() -> None:
+        await Evaluator(judge=judge).aevaluate_many([synthetic_sample(2) for _ in range(20)], concurrency=4)
+
+    asyncio.run(many())
+    assert len(built) == 2  # chat and embeddings endpoints, for 20 samples × 4 requests
+    assert all(client.is_closed() for client in built)  # closed when asyncio.run shut its loop down
+
+    async def explicit() -> None:
+        await Evaluator(judge=judge).aevaluate(synthetic_sample(2))
+        await judge.aclose()
+
+    asyncio.run(explicit())
+    assert len(built) == 4 and all(client.is_closed() for client in built)

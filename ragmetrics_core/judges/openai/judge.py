@@ -130,6 +130,12 @@ class OpenAIJudge:
     def __repr__(self) -> str:
         return f"OpenAIJudge(model={self.config.model!r}, endpoint={self.config.endpoint!r})"
 
+    async def aclose(self) -> None:
+        """Close the judge's connections on the running loop (they also close when that loop shuts down)."""
+        for endpoint in (self._chat, self._embeddings):
+            if endpoint is not None:
+                await endpoint.aclose()
+
     @property
     def name(self) -> str:
         return self.config.name
@@ -194,11 +200,6 @@ class OpenAIJudge:
     # -- checking ---------------------------------------------------------------------------------------
 
     async def check(self, request: CheckRequest) -> CheckResult:
-        # The checking calls run concurrently: one connection pool for all of them.
-        async with self._chat.session():
-            return await self._check(request)
-
-    async def _check(self, request: CheckRequest) -> CheckResult:
         want = request.want & CHECK_PARTS
         response_ids = [f"R{index + 1}" for index in range(len(request.response_claims))]
         reference_ids = [f"G{index + 1}" for index in range(len(request.reference_claims))]
