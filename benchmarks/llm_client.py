@@ -1,7 +1,7 @@
 """LLM judge throughput in one process against a local fake OpenAI-compatible server.
 
-Samples/s and CPU ms per sample (this process only), all fifteen metrics (3 chat calls + 1 embeddings call per sample), at 0 ms and
-200 ms of server latency, with one client per endpoint and loop (now) beside one client built per request (how
+Samples/s and CPU ms per sample (this process only), all fifteen metrics (3 chat calls + 1 embeddings call per
+sample), at 0 ms and 200 ms of server latency, with one client per endpoint and loop (now) beside one client built per request (how
 the judge worked before: every client builds an SSL context, ~18 ms of CPU). At 200 ms the bound is set by
 concurrency: ``concurrency`` samples in flight, each waiting for 3 sequential rounds of 200 ms.
 
@@ -22,10 +22,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from ragmetrics_core.engine import Evaluator  # noqa: E402
-from ragmetrics_core.judges.openai import OpenAIJudge, OpenAIJudgeConfig  # noqa: E402
-from ragmetrics_core.judges.openai.client import OpenAIEndpoint  # noqa: E402
-from tests.llm.samples import synthetic_sample  # noqa: E402
+from ragmetrics_core.engine import Evaluator
+from ragmetrics_core.judges.openai import OpenAIJudge, OpenAIJudgeConfig
+from ragmetrics_core.judges.openai.client import OpenAIEndpoint
+from tests.llm.samples import synthetic_sample
 
 CONCURRENCY = 16
 ROUNDS = 3  # extraction, then the two checking calls together, then the embeddings call
