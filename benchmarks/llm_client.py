@@ -1,10 +1,9 @@
 """LLM judge throughput in one process against a local fake OpenAI-compatible server.
 
 Samples/s and CPU ms per sample (this process only), all fifteen metrics (3 chat calls + 1 embeddings call per
-sample), at 0 ms and
-sample), at 0 ms and 200 ms of server latency, with one client per endpoint and loop (now) beside one client built per request (how
-the judge worked before: every client builds an SSL context, ~18 ms of CPU). At 200 ms the bound is set by
-concurrency: ``concurrency`` samples in flight, each waiting for 3 sequential rounds of 200 ms.
+sample), at 0 ms and 200 ms of server latency, with one client per endpoint and loop (now) beside one client
+built per request (how the judge worked before: every client builds an SSL context, ~18 ms of CPU). At 200 ms
+the bound is set by concurrency: ``concurrency`` samples in flight, each waiting for 3 sequential rounds.
 
     .venv/bin/python benchmarks/llm_client.py              # 200 samples per run
     .venv/bin/python benchmarks/llm_client.py --samples 50
