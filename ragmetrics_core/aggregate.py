@@ -82,6 +82,7 @@ _REASON_KINDS: tuple[tuple[str, str], ...] = (
     ("missing input: retrieved_contexts", "no contexts"),
     ("missing input", "missing input"),
     ("invalid sample", "invalid sample"),
+    ("endpoint unreachable", "endpoint unreachable"),
     ("evidence unavailable", "judge error"),
     ("no judge determined it", "judge error"),
     ("from the response", "no claims in the response"),

@@ -212,6 +212,12 @@ def _evaluate(args: argparse.Namespace) -> int:
         if run.failed:
             counts += " (run again to retry the failed samples)"
     print(counts)
+    unreachable = sum(
+        1 for result in run.results if any("endpoint unreachable" in error for error in result.evidence.errors.values())
+    )
+    if unreachable:
+        print(f"judge endpoint unreachable: {_count(unreachable, 'sample')} left undetermined without calling it; "
+              "check --base-url and run again to retry them")
     if args.report:
         title = args.title or f"ragmetrics: {Path(args.input).name if args.input != '-' else 'stdin'}"
         path = write_report(

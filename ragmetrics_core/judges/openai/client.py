@@ -41,6 +41,9 @@ Sleep = Callable[[float], Awaitable[None]]
 Clock = Callable[[], float]
 T = TypeVar("T")
 
+CIRCUIT_THRESHOLD = 3
+"""Connection failures in a row after which an endpoint is not called for ``CIRCUIT_COOL_DOWN_S``."""
+CIRCUIT_COOL_DOWN_S = 30.0
 _RETRYABLE_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 520, 522, 524, 529})
 _FORMAT_REFUSAL_STATUS = frozenset({400, 422})
 _FORMAT_LEVELS: tuple[StructuredOutput, ...] = ("json_schema", "json_object", "off")
@@ -66,6 +69,43 @@ async def _close_at_loop_shutdown(client: AsyncOpenAI) -> AsyncGenerator[None, N
         yield
     finally:
         await client.close()
+
+
+class _Circuit:
+    """Fail fast on a dead endpoint: after ``threshold`` connection failures in a row (refused, unreachable, no
+    answer in time; never a 429 or an HTTP error, which prove the server is there) calls stop for ``cool_down_s``;
+    then one call is let through, and its success closes the circuit again."""
+
+    def __init__(self, threshold: int, cool_down_s: float, now: Callable[[], float]) -> None:
+        self.threshold = threshold
+        self.cool_down_s = cool_down_s
+        self._now = now
+        self._failures = 0
+        self._open_until: float | None = None
+        self._lock = threading.Lock()
+
+    def refusal(self) -> str | None:
+        """Why no call may be made now, or ``None``; past the cool-down one probe call is let through."""
+        with self._lock:
+            if self._open_until is None:
+                return None
+            now = self._now()
+            if now >= self._open_until:
+                self._open_until = now + self.cool_down_s  # this call is the probe; the others keep waiting
+                return None
+            return f"endpoint unreachable ({self._failures} connection failures in a row; not called again for " \
+                f"{self._open_until - now:.0f} s)"
+
+    def connection_failed(self) -> None:
+        with self._lock:
+            self._failures += 1
+            if self._failures >= self.threshold:
+                self._open_until = self._now() + self.cool_down_s
+
+    def answered(self) -> None:
+        with self._lock:
+            self._failures = 0
+            self._open_until = None
 
 
 class _NotAnAnswer(Exception):
@@ -126,6 +166,7 @@ class OpenAIEndpoint:
             weakref.WeakKeyDictionary()
         )
         self._clients_lock = threading.Lock()
+        self._circuit = _Circuit(CIRCUIT_THRESHOLD, CIRCUIT_COOL_DOWN_S, time.monotonic)
         # Parameters this endpoint refused (reasoning models take max_completion_tokens, no temperature).
         self._renamed_max_tokens = False
         self._omitted_temperature = False
@@ -343,28 +384,40 @@ class OpenAIEndpoint:
         started = time.perf_counter()
         attempts = 0
         while True:
+            refusal = self._circuit.refusal()
+            if refusal is not None:
+                raise EndpointError(
+                    f"{what} request to {self.endpoint}: {refusal}", endpoint=self.endpoint, status=None,
+                    attempts=attempts, usage=Usage(calls=attempts, latency_s=time.perf_counter() - started),
+                    detail=refusal,
+                )
             attempts += 1
+            connection_failed = False
             try:
                 async with self._limit():
                     # The client's timeout bounds each read; this bounds the whole attempt, so an endpoint that
                     # trickles its answer a byte at a time cannot hold a sample forever.
                     async with asyncio.timeout(self._timeout_s):
                         result = await send()
+                self._circuit.answered()
                 return result, Usage(calls=attempts, latency_s=time.perf_counter() - started)
             except openai.APIStatusError as error:
+                self._circuit.answered()  # an HTTP answer, even an error: the endpoint is there
                 status: int | None = error.status_code
                 retry_after = parse_retry_after(error.response.headers, self._now())
                 detail = f"HTTP {status}: {self._scrub(_message_of(error))}"
                 retryable = status in _RETRYABLE_STATUS
             except (openai.APITimeoutError, TimeoutError):
-                status, retry_after, retryable = None, None, True
+                status, retry_after, retryable, connection_failed = None, None, True, True
                 detail = f"timed out after {self._timeout_s:g} s without a complete answer"
             except _NotAnAnswer as error:
                 status, retry_after, retryable = 200, None, True
                 detail = self._scrub(str(error))
             except openai.APIConnectionError as error:
-                status, retry_after, retryable = None, None, True
+                status, retry_after, retryable, connection_failed = None, None, True, True
                 detail = f"connection failed: {self._scrub(str(error))}"
+            if connection_failed:
+                self._circuit.connection_failed()
             if not retryable or attempts >= self._retry.max_attempts:
                 outcome = "gave up after" if retryable else "failed on"
                 raise EndpointError(
