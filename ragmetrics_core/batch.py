@@ -52,6 +52,8 @@ class BatchRun:
     results: list[EvaluationResult] = field(default_factory=list)
     samples: dict[str, RagSample] = field(default_factory=dict)
     lines: dict[str, int] = field(default_factory=dict)
+    retried: dict[str, EvaluationResult] = field(default_factory=dict)
+    """Samples that failed in an earlier run and are evaluated again, with that earlier result."""
     """Where each sample was in the input: its line (JSONL, CSV) or item number (JSON, in memory), from 1."""
     errors: list[RowError] = field(default_factory=list)
     evaluated: int = 0
@@ -174,6 +176,8 @@ def _plan(
             run.results.append(previous.result)
             run.resumed += 1
         else:
+            if previous is not None:
+                run.retried[row.id] = previous.result
             todo.append(row)
     return todo, saw_evidence
 
@@ -238,7 +242,10 @@ class _Runner:
 
     def _record(self, loaded: LoadedSample, result: EvaluationResult) -> None:
         run = self.run_state
-        if self.writer is not None:
+        earlier = run.retried.get(loaded.id)
+        # A sample that fails again the same way keeps its earlier row: reruns must not grow the file.
+        repeated = earlier is not None and not is_complete(result) and _same_failure(earlier, result)
+        if self.writer is not None and not repeated:
             self.writer.write(result, loaded.sample, loaded.line)
         run.results.append(result)
         run.evaluated += 1
@@ -274,6 +281,10 @@ class _Runner:
             return
         for worker in self.workers:
             worker.cancel()
+
+
+def _same_failure(earlier: EvaluationResult, result: EvaluationResult) -> bool:
+    return earlier.error == result.error and earlier.evidence.errors == result.evidence.errors
 
 
 def results_to_pandas(results: Sequence[EvaluationResult]) -> pandas.DataFrame:

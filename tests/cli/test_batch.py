@@ -74,6 +74,19 @@ def test_samples_whose_judge_failed_are_retried_on_resume(tmp_path: Path) -> Non
     assert len(stored.rows) == 2 and stored.done() == set(stored.rows)
 
 
+def test_a_sample_that_fails_the_same_way_on_every_rerun_does_not_grow_the_file(tmp_path: Path) -> None:
+    source = write_jsonl(tmp_path / "in.jsonl", [good_row(1), {**good_row(2), "response": "FAIL here."}])
+    out = tmp_path / "out.jsonl"
+    for _ in range(4):
+        run = evaluate_file(source, out=out, judge=SentenceJudge(fail_marker="FAIL"), metrics=METRICS, progress=False)
+        assert run.failed == 1
+    assert len(read_jsonl(out)) == 2  # one row per sample, however many reruns
+    fixed = evaluate_file(source, out=out, judge=SentenceJudge(), metrics=METRICS, progress=False)
+    assert fixed.failed == 0 and len(read_jsonl(out)) == 3  # a different outcome is written (and supersedes)
+    stored = read_results(out)
+    assert len(stored.rows) == 2 and stored.done() == set(stored.rows)
+
+
 def test_a_torn_last_line_is_dropped_and_redone(tmp_path: Path, judge: SentenceJudge) -> None:
     source = write_jsonl(tmp_path / "in.jsonl", [good_row(i) for i in range(3)])
     out = tmp_path / "out.jsonl"
