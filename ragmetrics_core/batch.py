@@ -114,7 +114,7 @@ def evaluate_file(
         raise ValueError("limit must not be negative")
     run = BatchRun(out=None if out is None else Path(out))
     directions = {metric: spec.direction for metric, spec in METRICS.items()}
-    stored = read_results(out, directions) if out is not None else None
+    stored = read_results(out, directions, slim=True) if out is not None else None
     todo, saw_evidence = _plan(source, format, columns, limit, stored.rows if stored else {}, run, on_row_error)
     # RAGChecker output carries claims and verdicts for its own metrics: score those, as RAGChecker did.
     from_ragchecker = format == "ragchecker" or saw_evidence
@@ -245,8 +245,10 @@ class _Runner:
         earlier = run.retried.get(loaded.id)
         # A sample that fails again the same way keeps its earlier row: reruns must not grow the file.
         repeated = earlier is not None and not is_complete(result) and _same_failure(earlier, result)
-        if self.writer is not None and not repeated:
-            self.writer.write(result, loaded.sample, loaded.line)
+        if self.writer is not None:
+            if not repeated:
+                self.writer.write(result, loaded.sample, loaded.line)
+            result = result.slim()  # the full record is in the file: memory keeps what summary and report read
         run.results.append(result)
         run.evaluated += 1
         if not is_complete(result):

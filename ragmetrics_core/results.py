@@ -90,3 +90,8 @@ class EvaluationResult(BaseModel):
 
     def values(self) -> dict[str, float | None]:
         return {metric: entry.score for metric, entry in self.scores.items()}
+
+    def slim(self) -> EvaluationResult:
+        """This result without the verdict matrices and claims of its evidence (the judge's errors kept): what a
+        batch run keeps in memory once the full record is written to its results file."""
+        return self.model_copy(update={"evidence": Evidence(errors=dict(self.evidence.errors))})

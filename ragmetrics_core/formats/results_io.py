@@ -252,9 +252,12 @@ def _check_csv_header(path: Path, expected: list[str], mismatch: str) -> None:
         raise InputError(RowError(str(path), f"existing file {mismatch}", line=1))
 
 
-def read_results(path: str | Path, directions: dict[str, Direction] | None = None) -> StoredResults:
+def read_results(
+    path: str | Path, directions: dict[str, Direction] | None = None, *, slim: bool = False
+) -> StoredResults:
     """The results already in ``path`` (missing file: none). CSV rows come back with the claims of the claims file
-    beside them (when there is one), without the verdict matrices."""
+    beside them (when there is one), without the verdict matrices. ``slim``: JSONL rows too come back without the
+    verdict matrices and the sample (what a resume needs: scores, explanations, and the judge's errors)."""
     path = Path(path)
     stored = StoredResults()
     if not path.exists():
@@ -262,32 +265,38 @@ def read_results(path: str | Path, directions: dict[str, Direction] | None = Non
     if output_format(path) == "csv":
         _read_csv(path, stored, directions or {})
     else:
-        _read_jsonl(path, stored)
+        _read_jsonl(path, stored, slim)
     return stored
 
 
-def _read_jsonl(path: Path, stored: StoredResults) -> None:
+def _read_jsonl(path: Path, stored: StoredResults, slim: bool) -> None:
+    # Line by line: a results file of a million rows is never held whole in memory.
     with path.open(encoding="utf-8", errors="replace", newline="") as handle:
-        lines = handle.read().split("\n")
-    last = len(lines) - 1
-    for number, text in enumerate(lines, start=1):
-        if not text.strip():
-            continue
-        try:
-            record = json.loads(text)
-            result = EvaluationResult.model_validate(record)
-            sample = RagSample.model_validate(record["sample"]) if "sample" in record else None
-        except (json.JSONDecodeError, ValidationError, KeyError, TypeError) as error:
-            if number - 1 == last:
-                # No trailing newline and unreadable: the write was cut short; the sample is simply redone.
-                stored.torn_line = number
+        for number, line in enumerate(handle, start=1):
+            text = line.rstrip("\r\n")
+            if not text.strip():
                 continue
-            raise InputError(
-                RowError(str(path), f"not a ragmetrics results row ({_short(error)})", line=number)
-            ) from None
-        if result.sample_id is None:
-            raise InputError(RowError(str(path), "results row without a sample_id", line=number, field="sample_id"))
-        stored.rows[result.sample_id] = StoredResult(result, sample, record.get("input_line"))
+            try:
+                record = json.loads(text)
+                if slim:
+                    # Resuming needs the scores and whether the judge failed, not the verdict matrices.
+                    record["evidence"] = {"errors": (record.get("evidence") or {}).get("errors", {})}
+                    record.pop("sample", None)
+                result = EvaluationResult.model_validate(record)
+                sample = RagSample.model_validate(record["sample"]) if "sample" in record else None
+            except (json.JSONDecodeError, ValidationError, KeyError, TypeError, AttributeError) as error:
+                if not line.endswith("\n"):
+                    # No trailing newline and unreadable: the write was cut short; the sample is simply redone.
+                    stored.torn_line = number
+                    continue
+                raise InputError(
+                    RowError(str(path), f"not a ragmetrics results row ({_short(error)})", line=number)
+                ) from None
+            if result.sample_id is None:
+                raise InputError(
+                    RowError(str(path), "results row without a sample_id", line=number, field="sample_id")
+                )
+            stored.rows[result.sample_id] = StoredResult(result, sample, record.get("input_line"))
 
 
 def _read_csv(path: Path, stored: StoredResults, directions: dict[str, Direction]) -> None:

@@ -213,3 +213,18 @@ def test_an_evaluator_that_raises_costs_one_row_not_the_run(tmp_path: Path) -> N
     assert broken["sample"]["user_input"] == "What is fact 2?"
     [precision] = [s for s in run.summary() if s.metric == "overall_precision"]
     assert precision.count == 3  # the failed sample is left out of the means
+
+
+def test_results_written_to_a_file_are_kept_slim_in_memory(tmp_path: Path) -> None:
+    """The full record is in the file; memory keeps what the summary and the report read (and the judge's
+    errors, which decide a resume), not the verdict matrices."""
+    source = write_jsonl(tmp_path / "in.jsonl", [good_row(i) for i in range(3)])
+    out = tmp_path / "out.jsonl"
+    run = evaluate_file(source, out=out, judge=SentenceJudge(), metrics=METRICS, progress=False, limit=2)
+    assert all(result.evidence.response_vs_chunks is None and result.explanations for result in run.results)
+    assert all(row["evidence"]["response_vs_chunks"] for row in read_jsonl(out))  # the file has everything
+    resumed = evaluate_file(source, out=out, judge=SentenceJudge(), metrics=METRICS, progress=False)
+    assert resumed.resumed == 2 and resumed.evaluated == 1
+    assert [r.values() for r in resumed.results[:2]] == [r.values() for r in run.results]
+    in_memory = evaluate_file(source, judge=SentenceJudge(), metrics=METRICS, progress=False)
+    assert all(result.evidence.response_vs_chunks is not None for result in in_memory.results)  # no file: all kept
