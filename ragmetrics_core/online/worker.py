@@ -88,6 +88,7 @@ class Worker:
         self._wake: asyncio.Event | None = None
         self._stop_requested = False
         self._budgets: set[Budget] = set()
+        self._budgets_lock = threading.Lock()  # stop() reads them from the caller's thread
         self._thread = threading.Thread(target=self._run, name="ragmetrics-online", daemon=True)
 
     def start(self) -> None:
@@ -104,7 +105,9 @@ class Worker:
     def stop(self, timeout_s: float) -> bool:
         """Cancel running evaluations and end the thread; ``False`` if it did not end in time."""
         self._stop_requested = True
-        for budget in list(self._budgets):
+        with self._budgets_lock:
+            running = list(self._budgets)
+        for budget in running:
             budget.cancel()  # a judge busy in synchronous work stops at its next checkpoint
         self.wake()
         self._thread.join(max(0.0, timeout_s))
@@ -192,7 +195,8 @@ class Worker:
         # The timeout doubles as the CPU budget: an in-process judge busy in synchronous work never yields to the
         # loop's timer, but it checks its budget between steps (ragmetrics_core.budget), and stop() cancels it.
         with cpu_budget(timeout) as budget:
-            self._budgets.add(budget)
+            with self._budgets_lock:
+                self._budgets.add(budget)
             try:
                 result = await asyncio.wait_for(_contained(evaluator.aevaluate(sample)), timeout)
             except TimeoutError:
@@ -205,7 +209,8 @@ class Worker:
                 )
                 return "judge_error", _describe(exc), None
             finally:
-                self._budgets.discard(budget)
+                with self._budgets_lock:
+                    self._budgets.discard(budget)
         if not isinstance(result, EvaluationResult):
             return "internal_error", f"aevaluate returned {type(result).__name__}, not EvaluationResult", None
         if result.error:
