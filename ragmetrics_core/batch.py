@@ -16,12 +16,12 @@ import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from tqdm import tqdm
 
 from ragmetrics_core.aggregate import MetricAggregate
-from ragmetrics_core.engine import Evaluator, run_sync
+from ragmetrics_core.engine import AsyncEvaluator, Evaluator, run_sync
 from ragmetrics_core.formats import InputFormat, LoadedSample, RowError, iter_samples
 from ragmetrics_core.formats.loader import Source
 from ragmetrics_core.formats.results_io import ResultWriter, StoredResult, is_complete, read_results
@@ -36,13 +36,6 @@ if TYPE_CHECKING:
     import pandas
 
     from ragmetrics_core.metrics import MetricOptions
-
-
-class SampleEvaluator(Protocol):
-    """What ``evaluate_file`` needs: :class:`~ragmetrics_core.engine.Evaluator` and the ensemble are two.
-    Only an ``Evaluator`` can also take precomputed evidence (RAGChecker input)."""
-
-    async def aevaluate(self, sample: RagSample) -> EvaluationResult: ...
 
 
 @dataclass(slots=True)
@@ -83,7 +76,7 @@ def evaluate_file(
     metrics: Sequence[str] | None = None,
     judge: Judge | JudgeSettings | None = None,
     options: MetricOptions | None = None,
-    evaluator: SampleEvaluator | None = None,
+    evaluator: AsyncEvaluator | None = None,
     concurrency: int = 4,
     limit: int | None = None,
     progress: bool | None = None,
@@ -185,7 +178,7 @@ def _plan(
 class _Runner:
     def __init__(
         self,
-        evaluator: SampleEvaluator,
+        evaluator: AsyncEvaluator,
         writer: ResultWriter | None,
         run: BatchRun,
         concurrency: int,

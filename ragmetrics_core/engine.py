@@ -16,7 +16,7 @@ import time
 import traceback
 import weakref
 from collections.abc import Awaitable, Callable, Coroutine, Iterable, Sequence
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel
 from tqdm import tqdm
@@ -49,6 +49,13 @@ _NOT_SAMPLES = (
     "evaluate_many takes RagSample objects, got {}; for a DataFrame, a datasets.Dataset, a ragas "
     "EvaluationDataset, dicts or a file, use ragmetrics_core.evaluate(data)"
 )
+
+
+class AsyncEvaluator(Protocol):
+    """Anything that scores one sample asynchronously: :class:`Evaluator`, the ensemble, or a user's own. What the
+    batch runner, the online worker and the CLI accept (only an ``Evaluator`` also takes precomputed evidence)."""
+
+    def aevaluate(self, sample: RagSample) -> Awaitable[EvaluationResult]: ...
 
 
 class Evaluator:

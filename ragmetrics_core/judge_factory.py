@@ -7,11 +7,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
-from ragmetrics_core.engine import Evaluator
+from ragmetrics_core.engine import AsyncEvaluator, Evaluator
 from ragmetrics_core.judges.base import Judge
 
 if TYPE_CHECKING:
-    from ragmetrics_core.batch import SampleEvaluator
     from ragmetrics_core.metrics import MetricOptions
 
 JudgeKind = Literal["embedded", "openai"]
@@ -44,7 +43,7 @@ class JudgeSettings:
 
 def build_evaluator(
     settings: JudgeSettings, metrics: Sequence[str] | None = None, options: MetricOptions | None = None
-) -> SampleEvaluator:
+) -> AsyncEvaluator:
     """An :class:`~ragmetrics_core.engine.Evaluator` with the judge of ``settings``, or an
     ``EnsembleEvaluator`` when several models are given."""
     judges = build_judges(settings)

@@ -13,40 +13,7 @@ from typing import Protocol, runtime_checkable
 from pydantic import BaseModel, ConfigDict, Field
 
 from ragmetrics_core.evidence import Check, Claim, EvidencePart, GeneratedQuestion
-
-
-class Usage(BaseModel):
-    """What judging cost: LLM calls, embeddings calls, tokens, wall time and (with a price table) money."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    calls: int = 0
-    embedding_calls: int = 0
-    cache_hits: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    latency_s: float = 0.0
-    cost_usd: float | None = None
-
-    def __add__(self, other: Usage) -> Usage:
-        cost = (
-            None
-            if self.cost_usd is None and other.cost_usd is None
-            else (self.cost_usd or 0.0) + (other.cost_usd or 0.0)
-        )
-        return Usage(
-            calls=self.calls + other.calls,
-            embedding_calls=self.embedding_calls + other.embedding_calls,
-            cache_hits=self.cache_hits + other.cache_hits,
-            prompt_tokens=self.prompt_tokens + other.prompt_tokens,
-            completion_tokens=self.completion_tokens + other.completion_tokens,
-            latency_s=self.latency_s + other.latency_s,
-            cost_usd=cost,
-        )
-
-    @property
-    def total_tokens(self) -> int:
-        return self.prompt_tokens + self.completion_tokens
+from ragmetrics_core.results import Usage as Usage  # defined with the results it is part of; judges report it
 
 
 class ExtractionRequest(BaseModel):

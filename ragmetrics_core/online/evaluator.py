@@ -19,6 +19,7 @@ import weakref
 from collections import deque
 from collections.abc import Callable, Sequence
 
+from ragmetrics_core.engine import AsyncEvaluator
 from ragmetrics_core.judges.base import Usage
 from ragmetrics_core.online.dispatch import EmitterRunner
 from ragmetrics_core.online.emitters.base import Emitter, SubjectSpanFactory
@@ -26,7 +27,7 @@ from ragmetrics_core.online.privacy import PrivacyOptions, Redactor
 from ragmetrics_core.online.sampler import Sampler, SamplingDecision
 from ragmetrics_core.online.stats import OnlineStats
 from ragmetrics_core.online.types import Origin, SampleDraft
-from ragmetrics_core.online.worker import AsyncEvaluator, Submission, Worker, WorkerConfig
+from ragmetrics_core.online.worker import Submission, Worker, WorkerConfig
 from ragmetrics_core.ratelog import RateLimitedLog
 from ragmetrics_core.sample import RagSample
 

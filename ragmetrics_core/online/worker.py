@@ -21,6 +21,7 @@ from typing import NamedTuple, Protocol
 from pydantic import ValidationError
 
 from ragmetrics_core.budget import Budget, cpu_budget
+from ragmetrics_core.engine import AsyncEvaluator
 from ragmetrics_core.judges.base import Usage
 from ragmetrics_core.online.dispatch import EmitterRunner
 from ragmetrics_core.online.emitters.base import SubjectSpanFactory
@@ -36,12 +37,6 @@ _log = logging.getLogger("ragmetrics.online")
 
 _IDLE_POLL_S = 1.0
 """How long an idle loop sleeps before looking at the queue again, should a wake-up ever be missed."""
-
-
-class AsyncEvaluator(Protocol):
-    """What the worker needs from the engine: ``ragmetrics_core.engine.Evaluator`` satisfies it."""
-
-    def aevaluate(self, sample: RagSample) -> Awaitable[EvaluationResult]: ...
 
 
 class Submission(NamedTuple):
