@@ -29,11 +29,11 @@ from ragmetrics_core.results import ClaimExplanation, Direction, EvaluationResul
 from ragmetrics_core.sample import Context, RagSample
 
 if TYPE_CHECKING:
-    from ragmetrics_core.judges.ensemble import EnsembleEvaluator
+    from ragmetrics_core.ensemble import EnsembleEvaluator
     from ragmetrics_core.judges.openai import EndpointError, OpenAIJudge, OpenAIJudgeConfig, RetryPolicy
 
 _LAZY = {
-    "EnsembleEvaluator": "ragmetrics_core.judges.ensemble",
+    "EnsembleEvaluator": "ragmetrics_core.ensemble",
     "EndpointError": "ragmetrics_core.judges.openai",
     "OpenAIJudge": "ragmetrics_core.judges.openai",
     "OpenAIJudgeConfig": "ragmetrics_core.judges.openai",

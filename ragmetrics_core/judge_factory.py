@@ -50,7 +50,7 @@ def build_evaluator(
     if len(judges) <= 1:
         return Evaluator(judge=judges[0] if judges else None, metrics=metrics, options=options)
     try:
-        from ragmetrics_core.judges.ensemble import EnsembleEvaluator
+        from ragmetrics_core.ensemble import EnsembleEvaluator
     except ImportError as error:
         raise JudgeConfigError(f"several --models need the ensemble judge, which is not available ({error})") from None
     return EnsembleEvaluator(judges, metrics=metrics, options=options, aggregate=settings.ensemble)

@@ -83,7 +83,7 @@ def test_openai_judge_with_price_and_cache(tmp_path: Path, server: object) -> No
 
 
 def test_several_models_make_an_ensemble(tmp_path: Path, server: object, ragchecker_dir: Path) -> None:
-    pytest.importorskip("ragmetrics_core.judges.ensemble", reason="the ensemble judge is not in this build")
+    pytest.importorskip("ragmetrics_core.ensemble", reason="the ensemble judge is not in this build")
     write_jsonl(tmp_path / "in.jsonl", [good_row(1)])
     base_url = server.base_url  # type: ignore[attr-defined]
     for mode in ("mean", "majority"):

@@ -6,8 +6,8 @@ from collections.abc import Iterator
 
 import pytest
 
+from ragmetrics_core.ensemble import EnsembleEvaluator
 from ragmetrics_core.evidence import Verdict
-from ragmetrics_core.judges.ensemble import EnsembleEvaluator
 from ragmetrics_core.judges.openai import OpenAIJudge, OpenAIJudgeConfig, RetryPolicy
 from ragmetrics_core.metrics import METRICS
 from tests.llm.conftest import FAKE_KEY, RecordingSleep
