@@ -16,9 +16,7 @@ import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
-
-from tqdm import tqdm
+from typing import TYPE_CHECKING
 
 from ragmetrics_core.aggregate import MetricAggregate
 from ragmetrics_core.engine import AsyncEvaluator, Evaluator, run_sync
@@ -30,6 +28,7 @@ from ragmetrics_core.judges.base import Judge, Usage
 from ragmetrics_core.metrics import METRICS, RAGCHECKER_METRICS
 from ragmetrics_core.report.summary import AggregateMode, summarize, total_usage
 from ragmetrics_core.results import EvaluationResult
+from ragmetrics_core.runner import StopFlag, score_many
 from ragmetrics_core.sample import RagSample
 
 if TYPE_CHECKING:
@@ -189,35 +188,18 @@ class _Runner:
         self.run_state = run
         self.concurrency = concurrency
         self.show_progress = show_progress
-        self.stopping = False
+        self.stop = StopFlag()
         self.workers: list[asyncio.Task[None]] = []
 
     async def run(self, todo: list[LoadedSample]) -> None:
-        pending: Iterator[LoadedSample] = iter(todo)
-        bar = tqdm(
-            total=len(todo),
-            disable=not self.show_progress,
-            unit="sample",
-            file=sys.stderr,
-            dynamic_ncols=True,
-            desc=f"evaluating ({self.run_state.resumed} resumed)" if self.run_state.resumed else "evaluating",
-        )
-        with bar, self._interrupts():
-            self.workers = [asyncio.create_task(self._work(pending, bar)) for _ in range(self.concurrency)]
-            outcomes = await asyncio.gather(*self.workers, return_exceptions=True)
-        for outcome in outcomes:
-            if isinstance(outcome, BaseException) and not isinstance(outcome, asyncio.CancelledError):
-                raise outcome
-
-    async def _work(self, pending: Iterator[LoadedSample], bar: tqdm[Any]) -> None:
-        for loaded in pending:
-            if self.stopping:
-                return
-            result = await self._evaluate(loaded)
-            self._record(loaded, result)
-            bar.update(1)
-            # A CPU-bound judge may never suspend; yielding here lets the loop see Ctrl-C between samples.
-            await asyncio.sleep(0)
+        resumed = self.run_state.resumed
+        with self._interrupts():
+            await score_many(
+                todo, self._evaluate, lambda _index, loaded, result: self._record(loaded, result),
+                concurrency=self.concurrency, total=len(todo), progress=self.show_progress,
+                description=f"evaluating ({resumed} resumed)" if resumed else "evaluating",
+                stop=self.stop, workers=self.workers,
+            )
 
     async def _evaluate(self, loaded: LoadedSample) -> EvaluationResult:
         try:
@@ -266,8 +248,8 @@ class _Runner:
 
     def _on_interrupt(self) -> None:
         self.run_state.interrupted = True
-        if not self.stopping:
-            self.stopping = True
+        if not self.stop.stopping:
+            self.stop.stopping = True
             print(
                 "\ninterrupted: finishing the samples in flight (Ctrl-C again to stop at once)",
                 file=sys.stderr,

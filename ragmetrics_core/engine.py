@@ -10,7 +10,6 @@ import asyncio
 import contextlib
 import logging
 import os
-import sys
 import threading
 import time
 import traceback
@@ -19,7 +18,6 @@ from collections.abc import Awaitable, Callable, Coroutine, Iterable, Sequence
 from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel
-from tqdm import tqdm
 
 from ragmetrics_core.budget import EvaluationBudgetExceeded, cpu_budget
 from ragmetrics_core.construct import builder
@@ -37,6 +35,7 @@ from ragmetrics_core.metrics import METRICS, MetricOptions, MetricSpec, MetricVa
 from ragmetrics_core.metrics.registry import unmet_inputs
 from ragmetrics_core.ratelog import RateLimitedLog
 from ragmetrics_core.results import EvaluationResult, MetricScore
+from ragmetrics_core.runner import score_many
 from ragmetrics_core.sample import RagSample
 from ragmetrics_core.scrub import scrub_secrets
 
@@ -282,37 +281,30 @@ class Evaluator:
         on_result: Callable[[int, EvaluationResult], None] | None = None,
     ) -> list[EvaluationResult]:
         if concurrency < 1:
-            raise ValueError("concurrency must be at least 1")
+            raise ValueError("concurrency must be at least 1")  # before the input is read
         if isinstance(samples, str | bytes) or hasattr(samples, "columns") or hasattr(samples, "column_names"):
             raise TypeError(_NOT_SAMPLES.format(type(samples).__name__))
         items = list(samples)
         wrong = next((item for item in items if not isinstance(item, RagSample)), None)
         if wrong is not None:
             raise TypeError(_NOT_SAMPLES.format(f"an item of type {type(wrong).__name__}"))
-        show = sys.stderr.isatty() if progress is None else progress
-        bar = _progress_bar(len(items)) if show else None
-        semaphore = asyncio.Semaphore(concurrency)
         results: list[EvaluationResult | None] = [None] * len(items)
 
-        async def one(index: int, sample: RagSample) -> None:
-            async with semaphore:
-                started = time.perf_counter()
-                try:
-                    result = await self.aevaluate(sample)
-                except (TypeError, ValueError) as exc:
-                    result = self._failed(sample, exc)
-                result.metadata.setdefault("elapsed_s", time.perf_counter() - started)
-                results[index] = result
-                if on_result is not None:
-                    on_result(index, result)
-                if bar is not None:
-                    bar.update(1)
+        async def score(sample: RagSample) -> EvaluationResult:
+            started = time.perf_counter()
+            try:
+                result = await self.aevaluate(sample)
+            except (TypeError, ValueError) as exc:  # e.g. precomputed evidence that does not fit: this sample only
+                result = self._failed(sample, exc)
+            result.metadata.setdefault("elapsed_s", time.perf_counter() - started)
+            return result
 
-        try:
-            await asyncio.gather(*(one(index, sample) for index, sample in enumerate(items)))
-        finally:
-            if bar is not None:
-                bar.close()
+        def keep(index: int, _sample: RagSample, result: EvaluationResult) -> None:
+            results[index] = result
+            if on_result is not None:
+                on_result(index, result)
+
+        await score_many(items, score, keep, concurrency=concurrency, total=len(items), progress=progress)
         return [result for result in results if result is not None]
 
     def _failed(self, sample: object, exc: Exception) -> EvaluationResult:
@@ -340,10 +332,6 @@ def _drop_misshapen(evidence: Evidence, problems: list[str]) -> Evidence:
         update[name] = None
         errors[name] = f"judge returned a misaligned answer: {problem}"
     return evidence.model_copy(update={**update, "errors": errors})
-
-
-def _progress_bar(total: int) -> tqdm[Any]:
-    return tqdm(total=total, unit="sample", dynamic_ncols=True)
 
 
 def run_sync(coroutine: Awaitable[T]) -> T:

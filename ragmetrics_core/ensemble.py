@@ -25,6 +25,7 @@ from ragmetrics_core.evidence import CHECK_PARTS, SIMILARITY_PARTS, Check, Evide
 from ragmetrics_core.judges.base import Judge, Usage
 from ragmetrics_core.metrics import METRICS, MetricOptions
 from ragmetrics_core.results import EvaluationResult, MetricScore
+from ragmetrics_core.runner import score_many
 from ragmetrics_core.sample import RagSample
 
 Aggregate = Literal["mean", "majority"]
@@ -69,15 +70,14 @@ class EnsembleEvaluator:
         return run_sync(self.aevaluate_many(samples, concurrency))
 
     async def aevaluate_many(self, samples: Iterable[RagSample], concurrency: int = 4) -> list[EvaluationResult]:
-        if concurrency < 1:
-            raise ValueError("concurrency must be at least 1")
-        semaphore = asyncio.Semaphore(concurrency)
+        items = list(samples)
+        results: list[EvaluationResult | None] = [None] * len(items)
 
-        async def one(sample: RagSample) -> EvaluationResult:
-            async with semaphore:
-                return await self.aevaluate(sample)
+        def keep(index: int, _sample: RagSample, result: EvaluationResult) -> None:
+            results[index] = result
 
-        return list(await asyncio.gather(*(one(sample) for sample in samples)))
+        await score_many(items, self.aevaluate, keep, concurrency=concurrency, total=len(items), progress=False)
+        return [result for result in results if result is not None]
 
     async def aevaluate(self, sample: RagSample) -> EvaluationResult:
         if self.aggregate == "mean":
