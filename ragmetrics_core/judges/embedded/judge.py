@@ -27,6 +27,7 @@ from ragmetrics_core.judges.embedded.entail import Premise, check
 from ragmetrics_core.judges.embedded.entities import entity_found, extract_entities
 from ragmetrics_core.judges.embedded.normalize import Terms, terms
 from ragmetrics_core.judges.embedded.questions import generate_questions, similarities
+from ragmetrics_core.judges.embedded.structured import readable
 
 T = TypeVar("T")
 
@@ -134,7 +135,9 @@ class _Checker:
     def chunks(self) -> list[Premise]:
         if self._chunks is None:
             contexts = self.request.contexts[:MAX_CONTEXTS]
-            self._chunks = [_step(Premise.from_text, text, group=number) for number, text in enumerate(contexts)]
+            self._chunks = [
+                _step(Premise.from_text, readable(text), group=number) for number, text in enumerate(contexts)
+            ]
             self._labels = [f"chunk {number + 1}" for number in range(len(contexts))]
         return self._chunks
 

@@ -1,0 +1,71 @@
+"""A context that is a JSON record (a tool result, a database row, a product card) read as short statements.
+
+A lexical judge compares words in sentences; ``{"OutdoorSeating": true, "hours": {"Monday": "7:0-14:0"}}`` has
+neither. Each leaf becomes one statement of its key path in words and its value ("outdoor seating.",
+"hours monday 7:0-14:0."), a ``false`` leaf a negated one ("no outdoor seating."), so an answer that says the
+place "offers outdoor seating" is checked against the statement that says so, and one that says "it takes
+reservations" against "no restaurants reservations" (a negation the judge reads as a contradiction). Long
+string values (reviews, descriptions) stay prose, to be cut into sentences as any other text.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from typing import Any
+
+MAX_JSON_CHARS = 2_000_000
+"""Larger contexts are read as plain text (json parses linearly, but a huge record is no longer a record)."""
+MAX_STATEMENTS = 5_000
+"""Leaves read per record (documented cap); the rest of the record is left out."""
+
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+_SEPARATORS = re.compile(r"[_\-.]+")
+
+
+def readable(text: str) -> str:
+    """``text`` itself, or, when it is a JSON object or array, its leaves as statements, one per paragraph."""
+    stripped = text.strip()
+    if len(stripped) > MAX_JSON_CHARS or not stripped.startswith(("{", "[")):
+        return text
+    try:
+        record = json.loads(stripped)
+    except (ValueError, RecursionError):
+        return text
+    if not isinstance(record, dict | list):
+        return text
+    statements = []
+    for number, statement in enumerate(_statements(record, ())):
+        if number >= MAX_STATEMENTS:
+            break
+        statements.append(statement)
+    return "\n\n".join(statements) if statements else text
+
+
+def _statements(value: Any, path: tuple[str, ...]) -> Iterator[str]:
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            yield from _statements(inner, (*path, _words(str(key))))
+    elif isinstance(value, list):
+        for inner in value:
+            yield from _statements(inner, path)
+    elif value is None:
+        return
+    elif value is True:
+        yield _sentence(" ".join(path))
+    elif value is False:
+        yield _sentence("no " + " ".join(path))
+    elif isinstance(value, str) and len(value.split()) > 8:
+        yield value  # prose: its own sentences, without the key path in front
+    else:
+        yield _sentence(" ".join((*path, str(value))))
+
+
+def _words(key: str) -> str:
+    """A key in words: ``OutdoorSeating`` → ``outdoor seating``, ``business_stars`` → ``business stars``."""
+    return _SEPARATORS.sub(" ", _CAMEL.sub(" ", key)).strip().lower()
+
+
+def _sentence(text: str) -> str:
+    return text if text.endswith((".", "!", "?")) else text + "."
