@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -166,13 +167,29 @@ class ResultWriter:
         self.close()
 
 
+_TAIL_BLOCK = 1 << 16
+
+
 def _drop_torn_tail(path: Path) -> None:
-    """Cut a last line without a newline (a write cut short), so appended rows start on their own line."""
+    """Cut a last line without a newline (a write cut short), so appended rows start on their own line. Reads
+    back from the end a block at a time: a results file of a million rows is never read whole."""
     with path.open("rb+") as handle:
-        data = handle.read()
-        if data.endswith(b"\n"):
+        end = handle.seek(0, os.SEEK_END)
+        if end == 0:
             return
-        handle.truncate(data.rfind(b"\n") + 1)
+        handle.seek(end - 1)
+        if handle.read(1) == b"\n":
+            return
+        position = end
+        while position > 0:
+            start = max(0, position - _TAIL_BLOCK)
+            handle.seek(start)
+            cut = handle.read(position - start).rfind(b"\n")
+            if cut >= 0:
+                handle.truncate(start + cut + 1)
+                return
+            position = start
+        handle.truncate(0)
 
 
 class _LineBuffer:

@@ -224,3 +224,30 @@ def test_a_run_counts_the_samples_it_took(tmp_path: Path) -> None:
     source = write_jsonl(tmp_path / "in.jsonl", [good_row(i) for i in range(5)])
     run = evaluate_file(source, judge=SentenceJudge(), metrics=METRICS, limit=3, progress=False, keep_results=False)
     assert run.total == 3 and run.done == 3 and run.evaluated == 3
+
+
+@pytest.mark.parametrize("tail", ["", "\n", "torn", "x" * 70_000, "a\n" + "y" * 70_000])
+def test_a_torn_tail_is_cut_without_reading_the_file_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, tail: str
+) -> None:
+    from ragmetrics_core.formats import results_io
+
+    path = tmp_path / "out.jsonl"
+    body = "".join(f'{{"row": {index}}}\n' for index in range(5000))
+    path.write_text(body + tail, "utf-8")
+    monkeypatch.setattr(results_io, "_TAIL_BLOCK", 4096)
+    reads: list[int] = []
+    real_open = Path.open
+
+    def counting_open(self: Path, *args: object, **kwargs: object):  # type: ignore[no-untyped-def]
+        handle = real_open(self, *args, **kwargs)  # type: ignore[call-overload]
+        real_read = handle.read
+        handle.read = lambda size=-1: reads.append(size) or real_read(size)
+        return handle
+
+    monkeypatch.setattr(Path, "open", counting_open)
+    results_io._drop_torn_tail(path)
+    monkeypatch.undo()
+    kept = body + (tail[: tail.rfind("\n") + 1] if "\n" in tail else "")
+    assert path.read_bytes() == kept.encode()
+    assert all(0 <= size <= 4096 for size in reads)  # never the whole file (read() without a size)
