@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Sequence
+from array import array
+from collections.abc import Iterable, Iterator, Sequence
 from enum import StrEnum
 
 from pydantic import BaseModel
 
 from ragmetrics_core.judges.base import Usage
 from ragmetrics_core.metrics import METRICS
-from ragmetrics_core.results import Direction, EvaluationResult
+from ragmetrics_core.results import Direction, EvaluationResult, MetricScore
 
 
 class AggregationMode(StrEnum):
@@ -43,35 +43,174 @@ class DatasetReport(BaseModel):
 
 
 def aggregate(
-    results: Sequence[EvaluationResult], mode: AggregationMode | str = AggregationMode.DETERMINED
+    results: Iterable[EvaluationResult], mode: AggregationMode | str = AggregationMode.DETERMINED
 ) -> DatasetReport:
     """Mean of every metric over ``results`` (see :class:`AggregationMode`), with counts and total usage."""
-    mode = AggregationMode(mode)
-    metric_ids = list(dict.fromkeys(metric for result in results for metric in result.scores))
-    usage = Usage()
-    for result in results:
-        usage += result.usage
-    entries: dict[str, MetricAggregate] = {}
-    for metric in metric_ids:
-        values = [result.scores[metric].score for result in results if metric in result.scores]
-        determined = [value for value in values if value is not None]
-        if mode is AggregationMode.RAGCHECKER:
-            mean = pairwise_sum([value or 0.0 for value in values]) / len(values) if values else None
+    running = RunningAggregate()
+    for position, result in enumerate(results):
+        running.add(position, result)
+    return running.report(mode)
+
+
+_ABSENT, _DETERMINED, _UNDETERMINED = 0, 1, 2
+
+
+class _MetricColumn:
+    """One metric over a run, by input position: the score (8 bytes) and whether it is there and determined
+    (1 byte). RAGChecker's numpy-order pairwise mean depends on every value and on how many there are, so the
+    values are kept; a compact ``array('d')`` keeps them at 8 MB a metric per million samples."""
+
+    __slots__ = ("first_seen", "kinds", "states", "values")
+
+    def __init__(self, first_seen: tuple[int, int]) -> None:
+        self.first_seen = first_seen  # (position, index among that result's scores): orders the metrics
+        self.values = array("d")
+        self.states = bytearray()
+        self.kinds: dict[str, list[int]] = {}  # kind -> [count, first position]: ties keep input order
+
+    def put(self, position: int, score: MetricScore) -> None:
+        _grow(self.values, self.states, position)
+        if score.score is None:
+            self.states[position] = _UNDETERMINED
+            kind = reason_kind(score.reason)
+            seen = self.kinds.get(kind)
+            if seen is None:
+                self.kinds[kind] = [1, position]
+            else:
+                seen[0] += 1
+                seen[1] = min(seen[1], position)
         else:
-            mean = sum(determined) / len(determined) if determined else None
-        direction = METRICS[metric].direction if metric in METRICS else Direction.HIGHER_IS_BETTER
-        kinds = Counter(
-            reason_kind(result.scores[metric].reason)
-            for result in results
-            if metric in result.scores and result.scores[metric].score is None
+            self.states[position] = _DETERMINED
+            self.values[position] = score.score
+
+    def mean(self, mode: AggregationMode) -> tuple[float | None, int, int]:
+        """(mean, determined, undetermined), summed in input order exactly as the list computation sums."""
+        values, states = self.values, self.states
+        if mode is AggregationMode.RAGCHECKER:
+            # RAGChecker's rule: undetermined counts as 0; a sample without the metric does not count.
+            present = array("d", (values[i] if state == _DETERMINED else 0.0 for i, state in enumerate(states)
+                                  if state))
+            determined = states.count(_DETERMINED)
+            mean = pairwise_sum(present) / len(present) if present else None
+            return mean, determined, len(present) - determined
+        determined = states.count(_DETERMINED)
+        # sum() itself, over the values in input order: the very additions the list computation makes.
+        total = sum(self.determined_values())
+        return (total / determined if determined else None), determined, states.count(_UNDETERMINED)
+
+    def determined_values(self) -> Iterator[float]:
+        return (self.values[i] for i, state in enumerate(self.states) if state == _DETERMINED)
+
+    def reasons(self) -> dict[str, int]:
+        """Undetermined samples by kind, most frequent first (ties in the order they first came in the input)."""
+        ordered = sorted(self.kinds.items(), key=lambda item: (-item[1][0], item[1][1]))
+        return {kind: count for kind, (count, _) in ordered}
+
+
+def _grow(values: array[float], states: bytearray, position: int) -> None:
+    missing = position + 1 - len(states)
+    if missing > 0:
+        values.frombytes(bytes(8 * missing))
+        states.extend(bytes(missing))
+
+
+class RunningAggregate:
+    """Dataset figures built one result at a time, in any order, without keeping the results.
+
+    Each result comes with its ``position`` in the input, so results finishing out of order (concurrent
+    workers, resumed rows read first) give the very figures :func:`aggregate` gives over the list in input order:
+    sums are formed in input order, metrics and undetermined reasons are listed in the order they first occur.
+    What is kept per sample: 9 bytes per metric (score and state) and 17 for the usage's floats; the rest
+    are counters. ``skip_failed``: samples whose whole evaluation failed count towards usage and ``failed`` but
+    not the means (what :func:`~ragmetrics_core.report.summary.summarize` reports)."""
+
+    def __init__(self, *, skip_failed: bool = False) -> None:
+        self.skip_failed = skip_failed
+        self.added = 0
+        self.failed = 0
+        self.judges: set[str] = set()
+        self.response_claims: dict[str, int] = {}
+        """Response claims by category over every result (failed ones included)."""
+        self._columns: dict[str, _MetricColumn] = {}
+        self._counts = [0, 0, 0, 0, 0]  # calls, embedding calls, cache hits, prompt and completion tokens
+        self._latency = array("d")
+        self._cost = array("d")
+        self._cost_states = bytearray()  # _ABSENT: no cost known (None), else _DETERMINED
+
+    def add(self, position: int, result: EvaluationResult) -> None:
+        """Count ``result`` as the sample at ``position`` (from 0) of the input; each position once."""
+        if position < 0:
+            raise ValueError("position must not be negative")
+        self.added += 1
+        if result.judge:
+            self.judges.add(result.judge)
+        for claim in result.explanations:
+            if claim.source == "response" and claim.category is not None:
+                self.response_claims[claim.category] = self.response_claims.get(claim.category, 0) + 1
+        usage = result.usage
+        for index, count in enumerate(
+            (usage.calls, usage.embedding_calls, usage.cache_hits, usage.prompt_tokens, usage.completion_tokens)
+        ):
+            self._counts[index] += count
+        _grow(self._latency, self._cost_states, position)
+        if len(self._cost) < len(self._latency):
+            self._cost.frombytes(bytes(8 * (len(self._latency) - len(self._cost))))
+        self._latency[position] = usage.latency_s
+        if usage.cost_usd is not None:
+            self._cost[position] = usage.cost_usd
+            self._cost_states[position] = _DETERMINED
+        if result.error is not None:
+            self.failed += 1
+            if self.skip_failed:
+                return
+        for index, (metric, score) in enumerate(result.scores.items()):
+            column = self._columns.get(metric)
+            if column is None:
+                column = self._columns[metric] = _MetricColumn((position, index))
+            elif (position, index) < column.first_seen:
+                column.first_seen = (position, index)
+            column.put(position, score)
+
+    @property
+    def metrics(self) -> list[str]:
+        """The metrics in the order they first occur in the input."""
+        return sorted(self._columns, key=lambda metric: self._columns[metric].first_seen)
+
+    def determined_values(self, metric: str) -> Iterator[float]:
+        """The metric's determined scores, in input order (for a histogram)."""
+        column = self._columns.get(metric)
+        return iter(()) if column is None else column.determined_values()
+
+    @property
+    def usage(self) -> Usage:
+        """Total judge usage, its floats summed in input order as adding the results' ``Usage`` does."""
+        latency = 0.0
+        for value in self._latency:
+            latency += value
+        cost: float | None = None
+        for index, state in enumerate(self._cost_states):
+            if state:
+                cost = (cost or 0.0) + self._cost[index]
+        calls, embedding_calls, cache_hits, prompt_tokens, completion_tokens = self._counts
+        return Usage(
+            calls=calls, embedding_calls=embedding_calls, cache_hits=cache_hits, prompt_tokens=prompt_tokens,
+            completion_tokens=completion_tokens, latency_s=latency, cost_usd=cost,
         )
-        entries[metric] = MetricAggregate(
-            metric=metric, mean=mean, count=len(determined), undetermined=len(values) - len(determined),
-            direction=direction, undetermined_by_reason=dict(kinds.most_common()),
-        )
-    return DatasetReport(
-        mode=mode, samples=len(results), failed=sum(1 for r in results if r.error), metrics=entries, usage=usage
-    )
+
+    def report(self, mode: AggregationMode | str = AggregationMode.DETERMINED) -> DatasetReport:
+        mode = AggregationMode(mode)
+        entries: dict[str, MetricAggregate] = {}
+        for metric in self.metrics:
+            column = self._columns[metric]
+            mean, determined, undetermined = column.mean(mode)
+            direction = METRICS[metric].direction if metric in METRICS else Direction.HIGHER_IS_BETTER
+            entries[metric] = MetricAggregate(
+                metric=metric, mean=mean, count=determined, undetermined=undetermined, direction=direction,
+                undetermined_by_reason=column.reasons(),
+            )
+        failed = 0 if self.skip_failed else self.failed
+        samples = self.added - (self.failed if self.skip_failed else 0)
+        return DatasetReport(mode=mode, samples=samples, failed=failed, metrics=entries, usage=self.usage)
 
 
 # What an undetermined score's reason says, in a few kinds a person can act on: a missing input is the data's

@@ -13,6 +13,8 @@ import contextlib
 import signal
 import sys
 import threading
+from array import array
+from bisect import insort
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,12 +23,13 @@ from typing import TYPE_CHECKING
 from ragmetrics_core.aggregate import MetricAggregate
 from ragmetrics_core.engine import AsyncEvaluator, Evaluator, run_sync
 from ragmetrics_core.formats import InputFormat, LoadedSample, RowError, iter_samples
-from ragmetrics_core.formats.loader import Source
-from ragmetrics_core.formats.results_io import ResultWriter, StoredResult, is_complete, read_results
+from ragmetrics_core.formats.loader import STDIN, Source
+from ragmetrics_core.formats.results_io import ResultsIndex, ResultWriter, is_complete, scan_results
 from ragmetrics_core.judge_factory import JudgeSettings, build_evaluator
 from ragmetrics_core.judges.base import Judge, Usage
 from ragmetrics_core.metrics import METRICS, RAGCHECKER_METRICS
-from ragmetrics_core.report.summary import AggregateMode, summarize, total_usage
+from ragmetrics_core.report.data import DETAIL_LIMIT, DetailRow, ReportData
+from ragmetrics_core.report.summary import AggregateMode, summary_of
 from ragmetrics_core.results import EvaluationResult
 from ragmetrics_core.runner import StopFlag, score_many
 from ragmetrics_core.sample import RagSample
@@ -37,33 +40,83 @@ if TYPE_CHECKING:
     from ragmetrics_core.metrics import MetricOptions
 
 
+_KEPT_ERRORS = 1000
+"""Bad input rows listed in ``BatchRun.errors`` when results are not kept (all are counted in ``skipped``)."""
+
+
 @dataclass(slots=True)
 class BatchRun:
-    """What a batch run did. ``results`` holds every sample's latest result, resumed ones included."""
+    """What a batch run did. The summary and usage cover every sample done (resumed ones included) and are built
+    as results come in; the results themselves are kept only when asked (``keep_results``)."""
 
-    results: list[EvaluationResult] = field(default_factory=list)
     samples: dict[str, RagSample] = field(default_factory=dict)
+    """Every input sample by id (only when results are kept)."""
     lines: dict[str, int] = field(default_factory=dict)
+    """Where each sample was in the input: its line (JSONL, CSV) or item number (JSON, in memory), from 1 (only
+    when results are kept)."""
     retried: dict[str, EvaluationResult] = field(default_factory=dict)
     """Samples that failed in an earlier run and are evaluated again, with that earlier result."""
-    """Where each sample was in the input: its line (JSONL, CSV) or item number (JSON, in memory), from 1."""
     errors: list[RowError] = field(default_factory=list)
+    """Bad input rows: all of them when results are kept, else the first thousand (``skipped`` counts all)."""
+    skipped: int = 0
+    total: int = 0
+    """Samples taken from the input (``limit`` applied), done or not."""
     evaluated: int = 0
     resumed: int = 0
     failed: int = 0
+    unreachable: int = 0
+    """Samples the judge's endpoint was unreachable for (left undetermined without calling it)."""
     interrupted: bool = False
     out: Path | None = None
     aggregate_mode: AggregateMode = "determined"
+    keep_results: bool = True
+    report: ReportData = field(default_factory=ReportData)
+    """Figures over every sample done and the first ones in full: what ``--report`` draws."""
+    _results: list[EvaluationResult | None] = field(default_factory=list)
+    _detail_inputs: dict[int, tuple[RagSample, int | None]] = field(default_factory=dict)
+    """The input samples of the report's detail rows not done yet, by position."""
+
+    @property
+    def results(self) -> list[EvaluationResult]:
+        """Every sample's latest result in input order (samples not done, after an interrupt, left out)."""
+        if not self.keep_results:
+            where = f" (they are in {self.out})" if self.out is not None else ""
+            raise RuntimeError(
+                f"results were not kept in memory (keep_results=False){where}: read them back with "
+                "ragmetrics_core.formats.results_io.read_results, or use summary() and usage"
+            )
+        return [result for result in self._results if result is not None]
+
+    @property
+    def done(self) -> int:
+        """Samples with a result (evaluated now or resumed)."""
+        return self.report.figures.added
 
     def summary(self) -> list[MetricAggregate]:
-        return summarize(self.results, self.aggregate_mode)
+        return summary_of(self.report.figures, self.aggregate_mode)
 
     @property
     def usage(self) -> Usage:
-        return total_usage(self.results)
+        return self.report.figures.usage
 
     def to_pandas(self) -> pandas.DataFrame:
         return results_to_pandas(self.results)
+
+    def _observe(self, position: int, result: EvaluationResult) -> None:
+        """Count ``result`` as the sample at ``position`` of the input."""
+        self.report.figures.add(position, result)
+        if any("endpoint unreachable" in error for error in result.evidence.errors.values()):
+            self.unreachable += 1
+        if self.keep_results:
+            self._results[position] = result
+        shown = self._detail_inputs.pop(position, None)
+        if shown is not None:
+            insort(self.report.detail, DetailRow(position, result, *shown), key=lambda row: row.position)
+
+    def _error(self, error: RowError) -> None:
+        self.skipped += 1
+        if self.keep_results or len(self.errors) < _KEPT_ERRORS:
+            self.errors.append(error)
 
 
 def evaluate_file(
@@ -81,6 +134,7 @@ def evaluate_file(
     progress: bool | None = None,
     on_row_error: Callable[[RowError], None] | None = None,
     aggregate_mode: AggregateMode | None = None,
+    keep_results: bool = True,
 ) -> BatchRun:
     """Evaluate every sample in ``source`` and append one row per sample to ``out`` (JSONL, or CSV by
     extension).
@@ -91,7 +145,8 @@ def evaluate_file(
     - Rows of ``out`` from an earlier run are kept and their samples skipped; samples that failed or whose
       judge calls failed are evaluated again (the new row supersedes the old one).
     - ``limit`` takes the first N samples of the input (resumed ones count).
-    - A bad input row goes to ``on_row_error`` (and ``BatchRun.errors``) and is skipped.
+    - A bad input row goes to ``on_row_error`` (and ``BatchRun.errors``) and is skipped; every row is read
+      (and every bad one reported) before the first sample is judged.
     - ``progress``: a progress bar on stderr; by default only when stderr is a terminal.
     - Ctrl-C stops taking new samples and finishes the ones in flight (a second Ctrl-C cancels them);
       ``BatchRun.interrupted`` is then true. The results file is valid either way.
@@ -99,17 +154,22 @@ def evaluate_file(
       from the claims and verdicts it carries, with RAGChecker's metrics unless ``metrics`` says otherwise.
     - ``aggregate_mode`` for :meth:`BatchRun.summary`: ``ragchecker`` (undetermined counts as 0, as
       RAGChecker reports) is the default for RAGChecker input, ``determined`` otherwise.
+    - ``keep_results``: keep every result (slim once written to ``out``), the samples and their lines in the
+      run. With ``False`` (what ``ragmetrics evaluate`` does) memory stays flat in the number of rows: the input
+      file is read twice instead of held (stdin and in-memory data are held), the results file is read row by
+      row, and the summary, usage and ``BatchRun.report`` are built as results come in; ``results`` then raises.
     """
     if concurrency < 1:
         raise ValueError("concurrency must be at least 1")
     if limit is not None and limit < 0:
         raise ValueError("limit must not be negative")
-    run = BatchRun(out=None if out is None else Path(out))
+    run = BatchRun(out=None if out is None else Path(out), keep_results=keep_results)
+    run.report.results_path = run.out
     directions = {metric: spec.direction for metric, spec in METRICS.items()}
-    stored = read_results(out, directions, slim=True) if out is not None else None
-    todo, saw_evidence = _plan(source, format, columns, limit, stored.rows if stored else {}, run, on_row_error)
+    index = scan_results(out, directions) if out is not None else None
+    plan = _plan(source, format, columns, limit, index, run, on_row_error)
     # RAGChecker output carries claims and verdicts for its own metrics: score those, as RAGChecker did.
-    from_ragchecker = format == "ragchecker" or saw_evidence
+    from_ragchecker = format == "ragchecker" or plan.saw_evidence
     if metrics is None and from_ragchecker:
         metrics = RAGCHECKER_METRICS
     run.aggregate_mode = aggregate_mode or ("ragchecker" if from_ragchecker else "determined")
@@ -118,21 +178,57 @@ def evaluate_file(
             evaluator = build_evaluator(judge, metrics, options)
         else:
             evaluator = Evaluator(judge=judge, metrics=metrics, options=options)
-    if saw_evidence and not isinstance(evaluator, Evaluator):
+    if plan.saw_evidence and not isinstance(evaluator, Evaluator):
         raise ValueError(
             "RAGChecker input carries its own claims and verdicts: score it with one judge, not an ensemble"
         )
+    if index is not None and run.resumed:
+        for position, stored in index.read(plan.resumed_rows):
+            run._observe(position, stored.result)
+    # What a resume needed: the rest of the run holds no per-row state from the results file.
+    index, plan.resumed_rows = None, array("q")
     writer = ResultWriter(out, list(metrics or METRICS)) if out is not None else None
     show_progress = sys.stderr.isatty() if progress is None else progress
     try:
         runner = _Runner(evaluator, writer, run, concurrency, show_progress)
-        run_sync(runner.run(todo))
+        run_sync(runner.run(plan.todo(), plan.pending))
     finally:
         if writer is not None:
             writer.close()
-        order = {sample_id: position for position, sample_id in enumerate(run.samples)}
-        run.results.sort(key=lambda result: order.get(result.sample_id or "", len(order)))
     return run
+
+
+@dataclass(slots=True)
+class _Plan:
+    """What the first reading of the input found, and how to get the samples still to evaluate."""
+
+    source: Source
+    format: InputFormat
+    columns: Mapping[str, str] | None
+    total: int = 0
+    pending: int = 0
+    saw_evidence: bool = False
+    resumed_rows: array[int] = field(default_factory=lambda: array("q"))
+    """Results-file row → the input position of the sample it resumes, -1 for rows not taken."""
+    redo: bytearray = field(default_factory=bytearray)
+    """Per input position: 1 when the sample is to be evaluated."""
+    held: list[tuple[int, LoadedSample]] | None = None
+    """The samples to evaluate, for a source that cannot be read twice (stdin, a stream, data in memory)."""
+
+    def todo(self) -> Iterator[tuple[int, LoadedSample]]:
+        if self.held is not None:
+            yield from self.held
+            return
+        # A file is read again rather than its samples held: the same rows come in the same order.
+        position = 0
+        for row in iter_samples(self.source, format=self.format, columns=self.columns):
+            if isinstance(row, RowError):
+                continue
+            if position >= self.total:
+                return
+            if self.redo[position]:
+                yield position, row
+            position += 1
 
 
 def _plan(
@@ -140,38 +236,48 @@ def _plan(
     format: InputFormat,
     columns: Mapping[str, str] | None,
     limit: int | None,
-    done: Mapping[str, StoredResult],
+    index: ResultsIndex | None,
     run: BatchRun,
     on_row_error: Callable[[RowError], None] | None,
-) -> tuple[list[LoadedSample], bool]:
-    """Read the input, report bad rows, keep finished results, and list the samples still to evaluate
-    (and whether the input carried evidence)."""
-    todo: list[LoadedSample] = []
-    taken = 0
-    saw_evidence = False
+) -> _Plan:
+    """Read the input once: report bad rows, find the samples the results file already has, and mark the ones
+    still to evaluate (held only when the source cannot be read again)."""
+    rereadable = isinstance(source, str | Path) and str(source) != STDIN
+    plan = _Plan(source, format, columns, held=None if rereadable else [])
+    if index is not None:
+        plan.resumed_rows = array("q", [-1]) * index.rows
     for row in iter_samples(source, format=format, columns=columns):
-        if limit is not None and taken >= limit:
+        if limit is not None and plan.total >= limit:
             break
         if isinstance(row, RowError):
-            run.errors.append(row)
+            run._error(row)
             if on_row_error is not None:
                 on_row_error(row)
             continue
-        taken += 1
-        saw_evidence = saw_evidence or row.evidence is not None
-        run.samples[row.id] = row.sample
-        position = row.line if row.line is not None else (None if row.item is None else row.item + 1)
-        if position is not None:
-            run.lines[row.id] = position
-        previous = done.get(row.id)
-        if previous is not None and is_complete(previous.result):
-            run.results.append(previous.result)
+        position = plan.total
+        plan.total += 1
+        plan.saw_evidence = plan.saw_evidence or row.evidence is not None
+        line = row.line if row.line is not None else (None if row.item is None else row.item + 1)
+        if run.keep_results:
+            run.samples[row.id] = row.sample
+            if line is not None:
+                run.lines[row.id] = line
+        if position < DETAIL_LIMIT:
+            run._detail_inputs[position] = (row.sample, line)
+        if index is not None and index.complete(row.id):
+            plan.resumed_rows[index.last[row.id]] = position
             run.resumed += 1
-        else:
-            if previous is not None:
-                run.retried[row.id] = previous.result
-            todo.append(row)
-    return todo, saw_evidence
+            plan.redo.append(0)
+            continue
+        if index is not None and row.id in index.incomplete:
+            run.retried[row.id] = index.incomplete[row.id]
+        plan.redo.append(1)
+        plan.pending += 1
+        if plan.held is not None:
+            plan.held.append((position, row))
+    run.total = plan.total
+    run._results = [None] * plan.total if run.keep_results else []
+    return plan
 
 
 class _Runner:
@@ -191,17 +297,18 @@ class _Runner:
         self.stop = StopFlag()
         self.workers: list[asyncio.Task[None]] = []
 
-    async def run(self, todo: list[LoadedSample]) -> None:
+    async def run(self, todo: Iterator[tuple[int, LoadedSample]], pending: int) -> None:
         resumed = self.run_state.resumed
         with self._interrupts():
             await score_many(
-                todo, self._evaluate, lambda _index, loaded, result: self._record(loaded, result),
-                concurrency=self.concurrency, total=len(todo), progress=self.show_progress,
+                todo, self._evaluate, lambda _index, item, result: self._record(item, result),
+                concurrency=self.concurrency, total=pending, progress=self.show_progress,
                 description=f"evaluating ({resumed} resumed)" if resumed else "evaluating",
                 stop=self.stop, workers=self.workers,
             )
 
-    async def _evaluate(self, loaded: LoadedSample) -> EvaluationResult:
+    async def _evaluate(self, item: tuple[int, LoadedSample]) -> EvaluationResult:
+        _, loaded = item
         try:
             if loaded.evidence is not None and isinstance(self.evaluator, Evaluator):
                 result = await self.evaluator.aevaluate(loaded.sample, evidence=loaded.evidence)
@@ -215,7 +322,8 @@ class _Runner:
             result = result.model_copy(update={"sample_id": loaded.id})
         return result
 
-    def _record(self, loaded: LoadedSample, result: EvaluationResult) -> None:
+    def _record(self, item: tuple[int, LoadedSample], result: EvaluationResult) -> None:
+        position, loaded = item
         run = self.run_state
         earlier = run.retried.get(loaded.id)
         # A sample that fails again the same way keeps its earlier row: reruns must not grow the file.
@@ -224,7 +332,7 @@ class _Runner:
             if not repeated:
                 self.writer.write(result, loaded.sample, loaded.line)
             result = result.slim()  # the full record is in the file: memory keeps what summary and report read
-        run.results.append(result)
+        run._observe(position, result)
         run.evaluated += 1
         if not is_complete(result):
             run.failed += 1

@@ -161,7 +161,7 @@ def _price(value: str | None) -> tuple[float, float] | None:
 
 def _evaluate(args: argparse.Namespace) -> int:
     from ragmetrics_core.batch import evaluate_file
-    from ragmetrics_core.report.html import write_report
+    from ragmetrics_core.report.html import write_report_data
 
     metrics = _split(args.metrics) or None
     if metrics is not None:
@@ -193,8 +193,9 @@ def _evaluate(args: argparse.Namespace) -> int:
         progress=args.progress,
         on_row_error=_print_row_error,
         aggregate_mode=args.aggregate,
+        keep_results=False,  # a million rows: the figures are built as results come, the results stay in --out
     )
-    if not run.samples and not run.errors:
+    if not run.total and not run.skipped:
         source = "standard input" if args.input == "-" else args.input
         print(f"ragmetrics: error: {source}: no samples to evaluate (the input is empty or has no rows)",
               file=sys.stderr)
@@ -202,8 +203,8 @@ def _evaluate(args: argparse.Namespace) -> int:
     print(format_table(run.summary()))
     print(format_usage(run.usage))
     counts = (
-        f"{_count(len(run.results), 'sample')}: {run.evaluated} evaluated, {run.resumed} resumed, "
-        f"{run.failed} failed; errors: {_count(len(run.errors), 'bad input row')} skipped"
+        f"{_count(run.done, 'sample')}: {run.evaluated} evaluated, {run.resumed} resumed, "
+        f"{run.failed} failed; errors: {_count(run.skipped, 'bad input row')} skipped"
     )
     if run.out is not None:
         counts += f"; results in {run.out}"
@@ -212,23 +213,13 @@ def _evaluate(args: argparse.Namespace) -> int:
         if run.failed:
             counts += " (run again to retry the failed samples)"
     print(counts)
-    unreachable = sum(
-        1 for result in run.results if any("endpoint unreachable" in error for error in result.evidence.errors.values())
-    )
-    if unreachable:
-        print(f"judge endpoint unreachable: {_count(unreachable, 'sample')} left undetermined without calling it; "
+    if run.unreachable:
+        print(f"judge endpoint unreachable: {_count(run.unreachable, 'sample')} left undetermined without calling it; "
               "check --base-url and run again to retry them")
     if args.report:
         title = args.title or f"ragmetrics: {Path(args.input).name if args.input != '-' else 'stdin'}"
-        path = write_report(
-            run.results,
-            args.report,
-            samples=run.samples,
-            title=title,
-            aggregate_mode=run.aggregate_mode,
-            errors=run.errors,
-            lines=run.lines,
-        )
+        run.report.skipped = run.skipped
+        path = write_report_data(run.report, args.report, title=title, aggregate_mode=run.aggregate_mode)
         print(f"report: {path}")
     if run.interrupted:
         print("interrupted: run the same command again to continue", file=sys.stderr)
@@ -253,19 +244,14 @@ def _check_metric_ids(metrics: Sequence[str]) -> None:
 
 
 def _report(args: argparse.Namespace) -> int:
-    from ragmetrics_core.formats.results_io import read_results
     from ragmetrics_core.metrics import METRICS
-    from ragmetrics_core.report.html import write_report
+    from ragmetrics_core.report.data import read_report_data
+    from ragmetrics_core.report.html import write_report_data
 
-    stored = read_results(args.results, {metric: spec.direction for metric, spec in METRICS.items()})
-    if not stored.rows:
+    data = read_report_data(args.results, {metric: spec.direction for metric, spec in METRICS.items()})
+    if not data.figures.added:
         raise ValueError(f"{args.results}: no results found")
-    results = [row.result for row in stored.rows.values()]
-    samples = {sample_id: row.sample for sample_id, row in stored.rows.items() if row.sample is not None}
-    lines = {sample_id: row.line for sample_id, row in stored.rows.items() if row.line is not None}
-    path = write_report(
-        results, args.out, samples=samples, title=args.title, aggregate_mode=args.aggregate, lines=lines
-    )
+    path = write_report_data(data, args.out, title=args.title, aggregate_mode=args.aggregate)
     print(f"report: {path}")
     return EXIT_OK
 

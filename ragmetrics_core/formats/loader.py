@@ -227,7 +227,9 @@ def _is_ragchecker_output(text: str) -> bool:
 
 
 def _settle_ids(rows: Iterator[LoadedSample | RowError]) -> Iterator[LoadedSample | RowError]:
-    seen_explicit: dict[str, LoadedSample] = {}
+    # Where each explicit id was first used (its line, or item for sources without lines), not the row itself:
+    # a file of a million rows must not be held in memory to tell a repeated id.
+    seen_explicit: dict[str, int | None] = {}
     hash_counts: dict[str, int] = {}
     for row in rows:
         if isinstance(row, RowError):
@@ -235,9 +237,9 @@ def _settle_ids(rows: Iterator[LoadedSample | RowError]) -> Iterator[LoadedSampl
             continue
         explicit = row.sample.id
         if explicit is not None:
-            first = seen_explicit.get(explicit)
-            if first is not None:
-                where = f"line {first.line}" if first.line is not None else f"item {first.item}"
+            if explicit in seen_explicit:
+                first = seen_explicit[explicit]
+                where = f"line {first}" if row.line is not None else f"item {first}"
                 yield RowError(
                     row.source,
                     f"duplicate id {explicit!r} (first used at {where}); ids must be unique",
@@ -246,7 +248,7 @@ def _settle_ids(rows: Iterator[LoadedSample | RowError]) -> Iterator[LoadedSampl
                     field="id",
                 )
                 continue
-            seen_explicit[explicit] = row
+            seen_explicit[explicit] = row.line if row.line is not None else row.item
             yield row
             continue
         key = sample_key(row.sample)

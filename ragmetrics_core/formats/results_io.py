@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import csv
 import json
-from collections.abc import Iterable, Sequence
+import os
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Literal
@@ -166,13 +167,29 @@ class ResultWriter:
         self.close()
 
 
+_TAIL_BLOCK = 1 << 16
+
+
 def _drop_torn_tail(path: Path) -> None:
-    """Cut a last line without a newline (a write cut short), so appended rows start on their own line."""
+    """Cut a last line without a newline (a write cut short), so appended rows start on their own line. Reads
+    back from the end a block at a time: a results file of a million rows is never read whole."""
     with path.open("rb+") as handle:
-        data = handle.read()
-        if data.endswith(b"\n"):
+        end = handle.seek(0, os.SEEK_END)
+        if end == 0:
             return
-        handle.truncate(data.rfind(b"\n") + 1)
+        handle.seek(end - 1)
+        if handle.read(1) == b"\n":
+            return
+        position = end
+        while position > 0:
+            start = max(0, position - _TAIL_BLOCK)
+            handle.seek(start)
+            cut = handle.read(position - start).rfind(b"\n")
+            if cut >= 0:
+                handle.truncate(start + cut + 1)
+                return
+            position = start
+        handle.truncate(0)
 
 
 class _LineBuffer:
@@ -255,31 +272,122 @@ def _check_csv_header(path: Path, expected: list[str], mismatch: str) -> None:
 def read_results(
     path: str | Path, directions: dict[str, Direction] | None = None, *, slim: bool = False
 ) -> StoredResults:
-    """The results already in ``path`` (missing file: none). CSV rows come back with the claims of the claims file
-    beside them (when there is one), without the verdict matrices. ``slim``: JSONL rows too come back without the
-    verdict matrices and the sample (what a resume needs: scores, explanations, and the judge's errors)."""
+    """The results already in ``path`` (missing file: none), all in memory: for a file of any size use
+    :func:`scan_results` and :meth:`ResultsIndex.read`. CSV rows come back with the claims of the claims file beside
+    them (when there is one), without the verdict matrices. ``slim``: JSONL rows too come back without the verdict
+    matrices and the sample (what a resume needs: scores, explanations, and the judge's errors)."""
     path = Path(path)
     stored = StoredResults()
     if not path.exists():
         return stored
+    directions = directions or {}
+    kept_rows: dict[str, int] = {}
+    for number, row in _rows(path, stored, directions, lambda _number: True, lambda _number: not slim):
+        assert row.result.sample_id is not None  # _rows refuses a row without one
+        stored.rows[row.result.sample_id] = row
+        kept_rows[row.result.sample_id] = number + 1
     if output_format(path) == "csv":
-        _read_csv(path, stored, directions or {})
-    else:
-        _read_jsonl(path, stored, slim)
+        for sample_id, explanations in _csv_claims(path, kept_rows).items():
+            kept = stored.rows[sample_id]
+            kept.result = kept.result.model_copy(update={"explanations": explanations})
     return stored
 
 
-def _read_jsonl(path: Path, stored: StoredResults, slim: bool) -> None:
+@dataclass(slots=True)
+class ResultsIndex:
+    """Which row of a results file holds each sample's result (its last), read in one pass that keeps no result
+    but those of the samples to redo: what a resume or a report needs to find the rows again, at about a hundred
+    bytes a sample instead of the results themselves."""
+
+    path: Path
+    directions: dict[str, Direction]
+    last: dict[str, int] = field(default_factory=dict)
+    """Sample id → its last row (from 0, in the order rows are in the file), ids in the order they first occur."""
+    incomplete: dict[str, EvaluationResult] = field(default_factory=dict)
+    """The (slim) results of the samples whose last row is not complete (:func:`is_complete`)."""
+    rows: int = 0
+    torn_line: int | None = None
+
+    def complete(self, sample_id: str) -> bool:
+        return sample_id in self.last and sample_id not in self.incomplete
+
+    def read(self, positions: Sequence[int], *, whole_below: int = 0) -> Iterator[tuple[int, StoredResult]]:
+        """``(position, row)`` for each row whose ``positions[row]`` is not negative, in file order, read one at a
+        time: slim results (no verdict matrices, no sample), whole where ``position < whole_below``."""
+        if not self.rows:
+            return  # no file, or no row in it
+        stored = StoredResults()
+        chosen: dict[str, int] = {}
+        if output_format(self.path) == "csv":
+            # Only the CSV claims file needs the chosen ids up front (its rows carry ids, not positions).
+            chosen = {sample_id: row + 1 for sample_id, row in self.last.items() if _wanted(positions, row)}
+        claims = _csv_claims(self.path, chosen) if chosen else {}
+        for number, row in _rows(
+            self.path, stored, self.directions, lambda number: _wanted(positions, number),
+            lambda number: positions[number] < whole_below,
+        ):
+            found = claims.pop(row.result.sample_id or "", None)
+            if found is not None:
+                row.result = row.result.model_copy(update={"explanations": found})
+            yield positions[number], row
+
+
+def _wanted(positions: Sequence[int], row: int) -> bool:
+    return row < len(positions) and positions[row] >= 0
+
+
+def scan_results(path: str | Path, directions: dict[str, Direction] | None = None) -> ResultsIndex:
+    """The :class:`ResultsIndex` of ``path`` (missing file: empty), reading it row by row."""
+    index = ResultsIndex(Path(path), directions or {})
+    if not index.path.exists():
+        return index
+    stored = StoredResults()
+    for number, row in _rows(index.path, stored, index.directions, lambda _number: True, lambda _number: False):
+        sample_id = row.result.sample_id
+        assert sample_id is not None  # _rows refuses a row without one
+        index.last[sample_id] = number
+        if is_complete(row.result):
+            index.incomplete.pop(sample_id, None)
+        else:
+            index.incomplete[sample_id] = row.result
+        index.rows = number + 1
+    index.torn_line = stored.torn_line
+    return index
+
+
+def _rows(
+    path: Path,
+    stored: StoredResults,
+    directions: dict[str, Direction],
+    wanted: Callable[[int], bool],
+    whole: Callable[[int], bool],
+) -> Iterator[tuple[int, StoredResult]]:
+    """Each wanted row of a results file as ``(row number from 0, row)``, without the claims of a CSV file; JSONL
+    rows are slim (see :meth:`EvaluationResult.slim`, and no sample) unless ``whole(row)``."""
+    if output_format(path) == "csv":
+        yield from _csv_rows(path, directions, wanted)
+    else:
+        yield from _jsonl_rows(path, stored, wanted, whole)
+
+
+def _jsonl_rows(
+    path: Path, stored: StoredResults, wanted: Callable[[int], bool], whole: Callable[[int], bool]
+) -> Iterator[tuple[int, StoredResult]]:
     # Line by line: a results file of a million rows is never held whole in memory.
+    row = -1
     with path.open(encoding="utf-8", errors="replace", newline="") as handle:
         for number, line in enumerate(handle, start=1):
             text = line.rstrip("\r\n")
             if not text.strip():
                 continue
+            row += 1
+            if not wanted(row):
+                continue
             try:
                 record = json.loads(text)
-                if slim:
-                    # Resuming needs the scores and whether the judge failed, not the verdict matrices.
+                if not whole(row):
+                    # Resuming and summarising need the scores, claims and whether the judge failed, not the
+                    # verdict matrices nor the sample.
                     record["evidence"] = {"errors": (record.get("evidence") or {}).get("errors", {})}
                     record.pop("sample", None)
                 result = EvaluationResult.model_validate(record)
@@ -296,11 +404,12 @@ def _read_jsonl(path: Path, stored: StoredResults, slim: bool) -> None:
                 raise InputError(
                     RowError(str(path), "results row without a sample_id", line=number, field="sample_id")
                 )
-            stored.rows[result.sample_id] = StoredResult(result, sample, record.get("input_line"))
+            yield row, StoredResult(result, sample, record.get("input_line"))
 
 
-def _read_csv(path: Path, stored: StoredResults, directions: dict[str, Direction]) -> None:
-    kept_rows: dict[str, int] = {}
+def _csv_rows(
+    path: Path, directions: dict[str, Direction], wanted: Callable[[int], bool]
+) -> Iterator[tuple[int, StoredResult]]:
     with path.open(encoding="utf-8", newline="") as handle:
         reader = csv.DictReader(handle)
         header = reader.fieldnames or []
@@ -310,7 +419,9 @@ def _read_csv(path: Path, stored: StoredResults, directions: dict[str, Direction
                 "--out or move the file away", line=1,
             ))
         metrics = [name for name in header if f"{name}_reason" in header and f"{name}_label" in header]
-        for number, row in enumerate(reader, start=1):
+        for number, row in enumerate(reader):
+            if not wanted(number):
+                continue
             try:
                 result = _result_from_csv(row, metrics, directions)
             except (ValueError, ValidationError) as error:
@@ -318,13 +429,14 @@ def _read_csv(path: Path, stored: StoredResults, directions: dict[str, Direction
                     RowError(str(path), f"not a ragmetrics results row ({_short(error)})", line=reader.line_num)
                 ) from None
             line = row.get("input_line")
-            stored.rows[row["sample_id"]] = StoredResult(result, None, int(line) if line else None)
-            kept_rows[row["sample_id"]] = number
+            yield number, StoredResult(result, None, int(line) if line else None)
+
+
+def _csv_claims(path: Path, kept_rows: dict[str, int]) -> dict[str, list[ClaimExplanation]]:
+    """The claims of the CSV results rows in ``kept_rows`` (sample id → results row from 1), from the claims file
+    beside ``path`` when there is one. They are held in memory: a million-row run is one for JSONL results."""
     claims = claims_path(path)
-    if claims.exists():
-        for sample_id, explanations in _read_claims(claims, kept_rows).items():
-            kept = stored.rows[sample_id]
-            kept.result = kept.result.model_copy(update={"explanations": explanations})
+    return _read_claims(claims, kept_rows) if claims.exists() else {}
 
 
 def _read_claims(path: Path, kept_rows: dict[str, int]) -> dict[str, list[ClaimExplanation]]:

@@ -3,7 +3,8 @@
 Sections: a summary table with a score histogram per metric; RAGChecker's diagnostic view (overall,
 retriever and generator metrics side by side, and the response claims by category); and one collapsible
 drill-down per sample in which every response claim is coloured by its category and linked to the chunks
-that support or contradict it. All user text is HTML-escaped.
+that support or contradict it. All user text is HTML-escaped. The figures cover every sample; the drill-down
+shows the first :data:`~ragmetrics_core.report.data.DETAIL_LIMIT` (by default) and says so when there are more.
 """
 
 from __future__ import annotations
@@ -14,14 +15,14 @@ from html import escape
 from importlib import resources
 from pathlib import Path
 
-from ragmetrics_core.aggregate import MetricAggregate
+from ragmetrics_core.aggregate import MetricAggregate, RunningAggregate
 from ragmetrics_core.formats.errors import RowError
+from ragmetrics_core.report.data import DETAIL_LIMIT, ReportData, report_data
 from ragmetrics_core.report.summary import (
     DIAGNOSTIC_GROUPS,
     AggregateMode,
     format_usage,
-    summarize,
-    total_usage,
+    summary_of,
     undetermined_reasons,
 )
 from ragmetrics_core.report.svg import goodness_colour, histogram, score_bar, stacked_bar
@@ -65,21 +66,30 @@ def write_report(
     aggregate_mode: AggregateMode = "determined",
     errors: Sequence[RowError] = (),
     lines: Mapping[str, int] | None = None,
+    max_samples: int | None = DETAIL_LIMIT,
 ) -> Path:
     """Write the HTML report for ``results`` to ``path`` and return the path.
 
     ``samples`` (by sample id) supplies the question, contexts, response and reference shown in the
     drill-down; results whose sample is missing show their scores and claims only. ``errors`` lists input
     rows that were skipped. ``lines`` (by sample id) numbers each sample by its line in the input file.
+    The figures cover every result; the first ``max_samples`` are shown in full (``None``: all of them).
     """
+    data = report_data(results, samples=samples, lines=lines, errors=errors, max_samples=max_samples)
+    return write_report_data(data, path, title=title, aggregate_mode=aggregate_mode)
+
+
+def write_report_data(
+    data: ReportData,
+    path: str | Path,
+    *,
+    title: str = "ragmetrics report",
+    aggregate_mode: AggregateMode = "determined",
+) -> Path:
+    """Write the report of ``data`` (see :mod:`ragmetrics_core.report.data`) to ``path`` and return the path."""
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(
-        render_report(
-            results, samples=samples, title=title, aggregate_mode=aggregate_mode, errors=errors, lines=lines
-        ),
-        encoding="utf-8",
-    )
+    target.write_text(render_report_data(data, title=title, aggregate_mode=aggregate_mode), encoding="utf-8")
     return target
 
 
@@ -91,32 +101,41 @@ def render_report(
     aggregate_mode: AggregateMode = "determined",
     errors: Sequence[RowError] = (),
     lines: Mapping[str, int] | None = None,
+    max_samples: int | None = DETAIL_LIMIT,
 ) -> str:
     """The report as an HTML string (see :func:`write_report`)."""
-    samples = samples or {}
-    summaries = summarize(results, aggregate_mode)
-    judges = sorted({result.judge for result in results if result.judge})
+    data = report_data(results, samples=samples, lines=lines, errors=errors, max_samples=max_samples)
+    return render_report_data(data, title=title, aggregate_mode=aggregate_mode)
+
+
+def render_report_data(
+    data: ReportData, *, title: str = "ragmetrics report", aggregate_mode: AggregateMode = "determined"
+) -> str:
+    """The report of ``data`` as an HTML string."""
+    figures = data.figures
+    summaries = summary_of(figures, aggregate_mode)
+    judges = sorted(figures.judges)
     generated = _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
-    failed = sum(1 for result in results if result.error is not None)
+    skipped = len(data.errors) if data.skipped is None else data.skipped
     facts = [
-        f"{len(results)} sample{'s' if len(results) != 1 else ''}",
+        f"{figures.added} sample{'s' if figures.added != 1 else ''}",
         f"judge: {', '.join(judges) or 'n/a'}",
         f"aggregation: {aggregate_mode}",
         f"generated {generated}",
     ]
-    if failed:
-        facts.append(f"{failed} failed")
-    if errors:
-        facts.append(f"{len(errors)} bad input row{'s' if len(errors) != 1 else ''} skipped")
+    if figures.failed:
+        facts.append(f"{figures.failed} failed")
+    if skipped:
+        facts.append(f"{skipped} bad input row{'s' if skipped != 1 else ''} skipped")
     body = "\n".join(
         [
             f"<header><h1>{escape(title)}</h1><p class='facts'>{escape(' · '.join(facts))}</p>"
-            f"<p class='facts'>{escape(format_usage(total_usage(results)))}</p></header>",
+            f"<p class='facts'>{escape(format_usage(figures.usage))}</p></header>",
             _nav(),
-            _summary_section(results, summaries),
-            _diagnostic_section(results, summaries),
-            _samples_section(results, samples, lines or {}),
-            _errors_section(errors),
+            _summary_section(figures, summaries),
+            _diagnostic_section(figures, summaries),
+            _samples_section(data),
+            _errors_section(data.errors, skipped),
         ]
     )
     template = resources.files("ragmetrics_core.report").joinpath("template.html").read_text(encoding="utf-8")
@@ -140,15 +159,12 @@ def _fmt(value: float | None) -> str:
     return "—" if value is None else f"{value:.3f}"
 
 
-def _summary_section(results: Sequence[EvaluationResult], summaries: Sequence[MetricAggregate]) -> str:
+def _summary_section(figures: RunningAggregate, summaries: Sequence[MetricAggregate]) -> str:
     rows: list[str] = []
     for summary in summaries:
-        values = [
-            score for result in results if result.error is None and (score := result.score(summary.metric)) is not None
-        ]
         rows.append(
             f"<tr><th scope='row'><code>{escape(summary.metric)}</code></th>"
-            f"<td>{histogram(values, summary.direction)}</td>"
+            f"<td>{histogram(figures.determined_values(summary.metric), summary.direction)}</td>"
             f"<td class='num'>{_fmt(summary.mean)}</td><td class='num'>{summary.count}</td>"
             f"<td class='num'>{summary.undetermined}</td><td>{_arrow(summary.direction)}</td>"
             f"<td class='why'>{escape(undetermined_reasons(summary))}</td></tr>"
@@ -163,7 +179,7 @@ def _summary_section(results: Sequence[EvaluationResult], summaries: Sequence[Me
     return f"<section id='summary'><h2>Summary</h2>{table}</section>"
 
 
-def _diagnostic_section(results: Sequence[EvaluationResult], summaries: Sequence[MetricAggregate]) -> str:
+def _diagnostic_section(figures: RunningAggregate, summaries: Sequence[MetricAggregate]) -> str:
     by_metric = {summary.metric: summary for summary in summaries}
     columns: list[str] = []
     for group, metrics in DIAGNOSTIC_GROUPS:
@@ -184,12 +200,8 @@ def _diagnostic_section(results: Sequence[EvaluationResult], summaries: Sequence
         return (
             "<section id='diagnostic'><h2>Diagnostic view</h2><p>No RAGChecker metrics in these results.</p></section>"
         )
-    counts = {category: 0 for category, _, _ in CATEGORIES}
-    for result in results:
-        for claim in result.explanations:
-            if claim.source == "response" and claim.category in counts:
-                counts[claim.category] += 1
-    parts = [(label, counts[category], css) for category, label, css in CATEGORIES]
+    counts = figures.response_claims
+    parts = [(label, counts.get(category, 0), css) for category, label, css in CATEGORIES]
     breakdown = stacked_bar(parts)
     legend = _legend()
     claims = f"<h3 class='claims-title'>Response claims by category</h3>{breakdown}{legend}" if breakdown else ""
@@ -206,12 +218,10 @@ def _legend() -> str:
     return f"<ul class='legend'>{items}<li><span class='swatch cat-none'></span>not categorised</li></ul>"
 
 
-def _samples_section(
-    results: Sequence[EvaluationResult], samples: Mapping[str, RagSample], lines: Mapping[str, int]
-) -> str:
+def _samples_section(data: ReportData) -> str:
     metrics: dict[str, None] = {}
-    for result in results:
-        metrics.update(dict.fromkeys(result.scores))
+    for row in data.detail:
+        metrics.update(dict.fromkeys(row.result.scores))
     options = "".join(f"<option value='{escape(metric)}'>{escape(metric)}</option>" for metric in metrics)
     controls = (
         "<div class='controls'>"
@@ -227,11 +237,27 @@ def _samples_section(
         "<button type='button' id='collapse'>collapse all</button>"
         "</div>"
     )
-    items = "".join(
-        _sample(index, result, samples.get(result.sample_id or ""), lines.get(result.sample_id or ""))
-        for index, result in enumerate(results)
+    items = "".join(_sample(row.position, row.result, row.sample, row.line) for row in data.detail)
+    return (
+        f"<section id='samples'><h2>Samples</h2>{_cap_note(data)}{controls}{_legend()}"
+        f"<div id='sample-list'>{items}</div></section>"
     )
-    return f"<section id='samples'><h2>Samples</h2>{controls}{_legend()}<div id='sample-list'>{items}</div></section>"
+
+
+def _cap_note(data: ReportData) -> str:
+    """Say so when the drill-down shows only some samples, and where the rest are."""
+    total = data.figures.added
+    if len(data.detail) >= total:
+        return ""
+    where = (
+        f" Every sample's full result is in <code>{escape(str(data.results_path))}</code>."
+        if data.results_path is not None
+        else ""
+    )
+    return (
+        f"<p class='hint capped'>Showing the first {len(data.detail):,} of {total:,} samples in detail; the summary "
+        f"and the diagnostic view cover all {total:,}.{where}</p>"
+    )
 
 
 def _sample(index: int, result: EvaluationResult, sample: RagSample | None, line: int | None) -> str:
@@ -445,11 +471,12 @@ def _scores_table(result: EvaluationResult) -> str:
     )
 
 
-def _errors_section(errors: Sequence[RowError]) -> str:
+def _errors_section(errors: Sequence[RowError], skipped: int) -> str:
     if not errors:
         return ""
     items = "".join(f"<li><code>{escape(str(error))}</code></li>" for error in errors)
-    return f"<section id='errors'><h2>Skipped input rows</h2><ul>{items}</ul></section>"
+    more = f"<p class='hint'>The first {len(errors):,} of {skipped:,} are listed.</p>" if skipped > len(errors) else ""
+    return f"<section id='errors'><h2>Skipped input rows</h2>{more}<ul>{items}</ul></section>"
 
 
 def _clip(text: str, limit: int) -> str:

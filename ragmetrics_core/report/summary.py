@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Literal
 
-from ragmetrics_core.aggregate import MetricAggregate, aggregate
+from ragmetrics_core.aggregate import MetricAggregate, RunningAggregate
 from ragmetrics_core.formats.ragchecker import RAGCHECKER_GROUPS
 from ragmetrics_core.judges.base import Usage
 from ragmetrics_core.results import Direction, EvaluationResult
@@ -18,12 +18,19 @@ DIAGNOSTIC_GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = tuple(
 )
 
 
-def summarize(results: Sequence[EvaluationResult], mode: AggregateMode = "determined") -> list[MetricAggregate]:
+def summarize(results: Iterable[EvaluationResult], mode: AggregateMode = "determined") -> list[MetricAggregate]:
     """Per metric: the mean over the samples that determined it (``determined``), or over every sample
     with undetermined counted as 0 (``ragchecker``, as RAGChecker reports), plus the counts and direction.
     Samples whose whole evaluation failed are left out."""
-    report = aggregate([result for result in results if result.error is None], mode)
-    return list(report.metrics.values())
+    running = RunningAggregate(skip_failed=True)
+    for position, result in enumerate(results):
+        running.add(position, result)
+    return summary_of(running, mode)
+
+
+def summary_of(running: RunningAggregate, mode: AggregateMode = "determined") -> list[MetricAggregate]:
+    """:func:`summarize` of the results ``running`` was given (built with ``skip_failed=True``)."""
+    return list(running.report(mode).metrics.values())
 
 
 def total_usage(results: Sequence[EvaluationResult]) -> Usage:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from html import escape
 
 from ragmetrics_core.results import Direction
@@ -20,7 +20,7 @@ def goodness_colour(value: float, direction: Direction) -> str:
     return f"rgb({red},{green},{blue})"
 
 
-def histogram(values: Sequence[float], direction: Direction, *, width: int = 180, height: int = 30) -> str:
+def histogram(values: Iterable[float], direction: Direction, *, width: int = 180, height: int = 30) -> str:
     """Counts of ``values`` in ten bins over [0, 1]; each bar's tooltip gives its range and count."""
     counts = [0] * BINS
     for value in values:
@@ -38,7 +38,7 @@ def histogram(values: Sequence[float], direction: Direction, *, width: int = 180
             f"<title>{low:.1f}–{high:.1f}: {count} sample{'s' if count != 1 else ''}</title></rect>"
         )
     baseline = f'<line x1="0" y1="{height - 0.5}" x2="{width}" y2="{height - 0.5}" stroke="#8c959f"/>'
-    label = escape(f"distribution of {len(values)} scores from 0 to 1")
+    label = escape(f"distribution of {sum(counts)} scores from 0 to 1")
     return (
         f'<svg class="hist" role="img" aria-label="{label}" width="{width}" height="{height}" '
         f'viewBox="0 0 {width} {height}">{"".join(bars)}{baseline}</svg>'
