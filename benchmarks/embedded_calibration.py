@@ -49,8 +49,8 @@ def main() -> int:
                 continue  # undetermined: no probability to grade
             scores.append(float(value))
             labels.append(int(row["label"]))
-        rate = sum(labels) / len(labels)
-        print(f"{path.stem:24s} {len(labels):5d} {brier(scores, labels):6.3f} {brier([rate] * len(labels), labels):15.3f}")
+        base_rate = [sum(labels) / len(labels)] * len(labels)
+        print(f"{path.stem:24s} {len(labels):5d} {brier(scores, labels):6.3f} {brier(base_rate, labels):15.3f}")
         pooled.extend(zip(scores, labels, strict=True))
     print(f"\n{'score bin':>10s} {'rows':>6s} {'mean label':>10s}")
     for number in range(BINS):
