@@ -20,7 +20,7 @@ from langchain_core.callbacks import BaseCallbackHandler
 from ragmetrics_core.online.types import SampleSink
 from ragmetrics_langchain.drafting import CaptureOptions, build
 from ragmetrics_langchain.extract import describe, input_text, plain_run_metadata
-from ragmetrics_langchain.otel import current_span_ids, openinference_span_ids
+from ragmetrics_langchain.otel import current_span, openinference_span
 from ragmetrics_langchain.runs import RootRun, RunTable
 
 logger = logging.getLogger("ragmetrics.langchain")
@@ -266,7 +266,7 @@ class RagMetricsCallbackHandler(BaseCallbackHandler):
         if not isinstance(name, str) and isinstance(serialized, dict):
             name = serialized.get("name")
         thread_id = run_metadata.get("thread_id")
-        own_span = openinference_span_ids(run_id)
+        own_span = openinference_span(run_id)
         now_mono = time.monotonic()
         record = RootRun(
             run_id=run_id,
@@ -277,7 +277,7 @@ class RagMetricsCallbackHandler(BaseCallbackHandler):
             tags=tuple(tags) if isinstance(tags, list) else (),
             metadata=plain_run_metadata(run_metadata, self._options.reference_metadata_key),
             thread_id=str(thread_id) if thread_id is not None else None,
-            span=own_span or current_span_ids(),
+            span=own_span or current_span(),
             span_is_run_own=own_span is not None,
             start_ns=time.time_ns(),
             started_at=now_mono,
@@ -300,7 +300,7 @@ class RagMetricsCallbackHandler(BaseCallbackHandler):
             record.user_input = input_text(outputs, self._options.input_key)
         if not record.span_is_run_own:
             # OpenInference may open the run's span after our start callback; it is still open now.
-            own = openinference_span_ids(record.run_id)
+            own = openinference_span(record.run_id)
             if own is not None:
                 record.span = own
         draft, origin = build(record, outputs, self._options)

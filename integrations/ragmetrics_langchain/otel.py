@@ -7,14 +7,14 @@ Two sources, both optional:
   spans current (it keeps them in a map by run id), so without asking it the app's LangChain trace would be
   invisible to us whenever the app has no span of its own around the call.
 
-Without OpenTelemetry (or without any valid span) the ids are ``None`` and the online pipeline creates the
-RAG span itself.
+Without OpenTelemetry (or without any valid span) there is no :class:`SpanRef` (``None``) and the online
+pipeline creates the RAG span itself.
 """
 
 from __future__ import annotations
 
 import sys
-from typing import Any, NamedTuple
+from typing import Any
 from uuid import UUID
 
 try:
@@ -22,35 +22,28 @@ try:
 except ImportError:  # pragma: no cover - exercised only on installs without the otel extra
     _trace = None  # type: ignore[assignment]
 
+from ragmetrics_core.online.types import SpanRef
+
 _OPENINFERENCE_LANGCHAIN = "openinference.instrumentation.langchain"
 
 
-class SpanIds(NamedTuple):
-    trace_id: int | None
-    span_id: int | None
-    trace_flags: int
-
-
-NO_SPAN = SpanIds(None, None, 0)
-
-
-def _ids(span: Any) -> SpanIds | None:
+def _ref(span: Any) -> SpanRef | None:
     context = span.get_span_context()
     if not context.is_valid:
         return None
-    return SpanIds(context.trace_id, context.span_id, int(context.trace_flags))
+    return SpanRef(context.trace_id, context.span_id, int(context.trace_flags))
 
 
-def current_span_ids() -> SpanIds:
+def current_span() -> SpanRef | None:
     if _trace is None:
-        return NO_SPAN
+        return None
     span = _trace.get_current_span()
     if span is _trace.INVALID_SPAN:  # the common case without tracing: no span context to read
-        return NO_SPAN
-    return _ids(span) or NO_SPAN
+        return None
+    return _ref(span)
 
 
-def openinference_span_ids(run_id: UUID) -> SpanIds | None:
+def openinference_span(run_id: UUID) -> SpanRef | None:
     """The span OpenInference opened for ``run_id``, when the app instrumented LangChain with it.
 
     Only looks at an instrumentor the app already created; never imports, creates or enables one.
@@ -64,4 +57,4 @@ def openinference_span_ids(run_id: UUID) -> SpanIds | None:
     if tracer is None:
         return None
     span = tracer.get_span(run_id)
-    return None if span is None else _ids(span)
+    return None if span is None else _ref(span)

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from uuid import UUID
 
-from ragmetrics_langchain.otel import SpanIds
+from ragmetrics_core.online.types import SpanRef
 
 
 @dataclass(slots=True, eq=False)
@@ -33,7 +33,7 @@ class RootRun:
     tags: tuple[str, ...]
     metadata: dict[str, Any]
     thread_id: str | None
-    span: SpanIds
+    span: SpanRef | None
     span_is_run_own: bool
     start_ns: int
     started_at: float

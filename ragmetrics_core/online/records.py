@@ -9,33 +9,9 @@ from ragmetrics_core.evidence import Evidence
 from ragmetrics_core.judges.base import Usage
 from ragmetrics_core.online.privacy import Redactor
 from ragmetrics_core.online.sampler import SamplingDecision
-from ragmetrics_core.online.types import Origin
+from ragmetrics_core.online.types import Origin, SpanRef
 from ragmetrics_core.results import ClaimExplanation, EvaluationResult, MetricScore
 from ragmetrics_core.sample import RagSample
-
-
-@dataclass(frozen=True, slots=True)
-class SpanRef:
-    """The span an evaluation is about. ``created`` when ragmetrics made it because the app had none."""
-
-    trace_id: int
-    span_id: int
-    trace_flags: int = 1
-    created: bool = False
-
-    @property
-    def trace_id_hex(self) -> str:
-        return f"{self.trace_id:032x}"
-
-    @property
-    def span_id_hex(self) -> str:
-        return f"{self.span_id:016x}"
-
-    @classmethod
-    def from_origin(cls, origin: Origin) -> SpanRef | None:
-        if origin.trace_id and origin.span_id:
-            return cls(trace_id=origin.trace_id, span_id=origin.span_id, trace_flags=origin.trace_flags)
-        return None
 
 
 @dataclass(frozen=True, slots=True)

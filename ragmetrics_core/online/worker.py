@@ -26,9 +26,9 @@ from ragmetrics_core.judges.base import Usage
 from ragmetrics_core.online.dispatch import EmitterRunner
 from ragmetrics_core.online.emitters.base import SubjectSpanFactory
 from ragmetrics_core.online.privacy import Redactor
-from ragmetrics_core.online.records import EvaluationRecord, SampleView, SpanRef, sanitize_result
+from ragmetrics_core.online.records import EvaluationRecord, SampleView, sanitize_result
 from ragmetrics_core.online.sampler import Route, SamplingDecision
-from ragmetrics_core.online.types import Origin, SampleDraft
+from ragmetrics_core.online.types import Origin, SampleDraft, SpanRef
 from ragmetrics_core.ratelog import RateLimitedLog
 from ragmetrics_core.results import EvaluationResult
 from ragmetrics_core.sample import RagSample
@@ -233,7 +233,8 @@ class Worker:
             return
         redactor = self._config.redactor
         view = None if sample is None else SampleView.of(sample, redactor)
-        subject = SpanRef.from_origin(submission.origin) or self._create_subject(submission.origin, view)
+        span = submission.origin.span
+        subject = span if span is not None and span.valid else self._create_subject(submission.origin, view)
         record = EvaluationRecord(
             record_id=uuid.uuid4().hex,
             origin=submission.origin,
