@@ -23,7 +23,7 @@ from pydantic import ValidationError
 from ragmetrics_core.budget import Budget, cpu_budget
 from ragmetrics_core.engine import AsyncEvaluator
 from ragmetrics_core.judges.base import Usage
-from ragmetrics_core.online.dispatch import EmitterRunner
+from ragmetrics_core.online.dispatch import Runner
 from ragmetrics_core.online.emitters.base import SubjectSpanFactory
 from ragmetrics_core.online.privacy import Redactor
 from ragmetrics_core.online.records import EvaluationRecord, SampleView, sanitize_result
@@ -69,7 +69,7 @@ class WorkerConfig:
     concurrency: int
     evaluation_timeout_s: float | None
     redactor: Redactor
-    runners: Sequence[EmitterRunner]
+    runners: Sequence[Runner]
     subject_factory: SubjectSpanFactory | None
     evaluator_factory: Callable[[], AsyncEvaluator]
     warn: RateLimitedLog
