@@ -22,12 +22,11 @@ from dataclasses import dataclass, field
 
 from ragmetrics_core.engine import AsyncEvaluator
 from ragmetrics_core.judges.base import Usage
-from ragmetrics_core.online.dispatch import Runner, start_runner
-from ragmetrics_core.online.emitters.base import Emitter, SubjectSpanFactory
+from ragmetrics_core.online.emitters.base import Emitter, Runner, SubjectSpanFactory, start_runner
 from ragmetrics_core.online.privacy import PrivacyOptions, Redactor
-from ragmetrics_core.online.sampler import Sampler, SamplingDecision
+from ragmetrics_core.online.sampler import Sampler
 from ragmetrics_core.online.stats import OnlineStats
-from ragmetrics_core.online.types import Origin, SampleDraft
+from ragmetrics_core.online.types import Origin, SampleDraft, SamplingDecision
 from ragmetrics_core.online.worker import Submission, Worker, WorkerConfig
 from ragmetrics_core.ratelog import RateLimitedLog
 from ragmetrics_core.sample import RagSample

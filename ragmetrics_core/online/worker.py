@@ -23,12 +23,10 @@ from pydantic import ValidationError
 from ragmetrics_core.budget import Budget, cpu_budget
 from ragmetrics_core.engine import AsyncEvaluator
 from ragmetrics_core.judges.base import Usage
-from ragmetrics_core.online.dispatch import Runner
-from ragmetrics_core.online.emitters.base import SubjectSpanFactory
-from ragmetrics_core.online.privacy import Redactor
-from ragmetrics_core.online.records import EvaluationRecord, SampleView, sanitize_result
-from ragmetrics_core.online.sampler import Route, SamplingDecision
-from ragmetrics_core.online.types import Origin, SampleDraft, SpanRef
+from ragmetrics_core.online.emitters.base import Runner, SubjectSpanFactory
+from ragmetrics_core.online.privacy import Redactor, sanitize_result
+from ragmetrics_core.online.sampler import Route
+from ragmetrics_core.online.types import EvaluationRecord, Origin, SampleDraft, SampleView, SamplingDecision, SpanRef
 from ragmetrics_core.ratelog import RateLimitedLog
 from ragmetrics_core.results import EvaluationResult
 from ragmetrics_core.sample import RagSample

@@ -28,8 +28,7 @@ from opentelemetry.util.types import AttributeValue
 from ragmetrics_core.explain import metric_explanations
 from ragmetrics_core.online import semconv as sc
 from ragmetrics_core.online.emitters.otel_sdk import SdkHandOff, non_blocking_hand_off
-from ragmetrics_core.online.records import EvaluationRecord, SampleView
-from ragmetrics_core.online.types import Origin, SpanRef
+from ragmetrics_core.online.types import EvaluationRecord, Origin, SampleView, SpanRef
 from ragmetrics_core.results import ClaimExplanation, MetricScore
 
 _SCOPE = "ragmetrics"

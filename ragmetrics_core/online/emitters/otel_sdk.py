@@ -1,6 +1,6 @@
 """What the app's OpenTelemetry SDK does with what the OTel emitter hands it.
 
-Two questions decide whether the emitter needs a thread of its own (``ragmetrics_core.online.dispatch``):
+Two questions decide whether the emitter needs a thread of its own (``ragmetrics_core.online.emitters.base``):
 
 * can handing over a span or a log record block the caller? Not with the SDK's ``BatchSpanProcessor`` and
   ``BatchLogRecordProcessor``: they append to a bounded queue that their own thread exports (and they survive
