@@ -76,8 +76,10 @@ def _check_rate(rate: float) -> None:
 def sampling_key(origin: Origin) -> int:
     """The 64-bit value the rate is compared against (see the module docstring)."""
     span = origin.span
-    if span is not None and span.trace_id:
-        return span.trace_id & _KEY_MASK
+    if span is not None:
+        trace_id = span.trace_id  # read once: this runs on the app's thread for every submission
+        if trace_id:
+            return trace_id & _KEY_MASK
     if origin.run_id:
         digest = hashlib.blake2b(origin.run_id.encode("utf-8", "surrogatepass"), digest_size=8).digest()
         return int.from_bytes(digest, "big")
