@@ -49,7 +49,7 @@ from ragmetrics_core.online import (
     OtelEmitter,
     Sampler,
 )
-from ragmetrics_core.online.types import ContextDraft, SampleDraft
+from ragmetrics_core.online.types import ContextDraft, SampleDraft, SpanRef
 
 METRICS = ["faithfulness", "overall_precision", "context_recall", "hallucination"]
 
@@ -141,7 +141,7 @@ def vm_hwm_kib() -> int:
 def bench_submit(calls: int) -> None:
     print(f"== submit() cost, {calls:,} calls per path (µs; perf_counter_ns around each call) ==")
     rng = random.Random(1)
-    origins = [Origin(trace_id=rng.getrandbits(128) | 1, span_id=1, trace_flags=1) for _ in range(calls)]
+    origins = [Origin(span=SpanRef(rng.getrandbits(128) | 1, 1, 1)) for _ in range(calls)]
     sample = draft(0)
     rows: list[tuple[str, list[int]]] = [("timer alone", timed(calls, lambda i: None))]
 
@@ -205,7 +205,7 @@ def bench_sustained(rate: int, duration_s: float, judge_delay_s: float, concurre
         )
         rng = random.Random(2)
         # Warm up the worker, the engine and the emitters before taking the memory baseline.
-        online.submit(draft(0), Origin(trace_id=1, span_id=1, trace_flags=1))
+        online.submit(draft(0), Origin(span=SpanRef(1, 1, 1)))
         online.flush(30)
         gc.collect()
         baseline_kib = vm_hwm_kib()
@@ -220,7 +220,7 @@ def bench_sustained(rate: int, duration_s: float, judge_delay_s: float, concurre
             if now < due:
                 time.sleep(due - now)
             sample = draft(offered)
-            origin = Origin(trace_id=rng.getrandbits(128) | 1, span_id=rng.getrandbits(64) | 1, trace_flags=1)
+            origin = Origin(span=SpanRef(rng.getrandbits(128) | 1, rng.getrandbits(64) | 1, 1))
             t0 = clock()
             online.submit(sample, origin)
             latencies.append(clock() - t0)

@@ -8,6 +8,7 @@ Matrices are indexed ``[claim][chunk]``. Every check says whether a *premise* en
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
@@ -113,14 +114,14 @@ class GeneratedQuestion(BaseModel):
 
 
 class EvidencePart(StrEnum):
-    """One piece of evidence a metric can ask for; the engine computes only the parts requested."""
+    """One piece of evidence a metric can ask for; the engine computes only the parts requested.
 
-    # extraction
+    Each part is an attribute of :class:`Evidence` of the same name; :data:`PARTS` says how it is computed."""
+
     RESPONSE_CLAIMS = "response_claims"
     REFERENCE_CLAIMS = "reference_claims"
     REFERENCE_ENTITIES = "reference_entities"
     GENERATED_QUESTIONS = "generated_questions"
-    # checking
     RESPONSE_VS_REFERENCE = "response_vs_reference"
     REFERENCE_VS_RESPONSE = "reference_vs_response"
     RESPONSE_VS_CHUNKS = "response_vs_chunks"
@@ -128,64 +129,103 @@ class EvidencePart(StrEnum):
     RESPONSE_VS_CONTEXTS = "response_vs_contexts"
     REFERENCE_VS_CONTEXTS = "reference_vs_contexts"
     ENTITIES_IN_CONTEXTS = "entities_in_contexts"
-    # embeddings
     QUESTION_SIMILARITIES = "question_similarities"
 
 
-EXTRACTION_PARTS = frozenset(
-    {
-        EvidencePart.RESPONSE_CLAIMS,
-        EvidencePart.REFERENCE_CLAIMS,
-        EvidencePart.REFERENCE_ENTITIES,
-        EvidencePart.GENERATED_QUESTIONS,
-    }
-)
-CHECK_PARTS = frozenset(
-    {
-        EvidencePart.RESPONSE_VS_REFERENCE,
-        EvidencePart.REFERENCE_VS_RESPONSE,
-        EvidencePart.RESPONSE_VS_CHUNKS,
-        EvidencePart.REFERENCE_VS_CHUNKS,
-        EvidencePart.RESPONSE_VS_CONTEXTS,
-        EvidencePart.REFERENCE_VS_CONTEXTS,
-        EvidencePart.ENTITIES_IN_CONTEXTS,
-    }
-)
-SIMILARITY_PARTS = frozenset({EvidencePart.QUESTION_SIMILARITIES})
+class Stage(StrEnum):
+    """The judge call that produces a part (one call per stage and sample at most)."""
+
+    EXTRACTION = "extraction"
+    CHECKING = "checking"
+    SIMILARITY = "similarity"
+
+
+class Premise(StrEnum):
+    """What a checked part asks to entail (or, for similarities, to resemble) each of its items."""
+
+    REFERENCE = "reference"
+    RESPONSE = "response"
+    EACH_CHUNK = "each chunk"
+    ALL_CHUNKS = "all chunks together"
+    QUESTION = "the user's question"
+
+
+@dataclass(frozen=True, slots=True)
+class PartSpec:
+    """How one evidence part is made: by which judge call, read from which text (``source``, for an extracted
+    list), or as one entry per item of another part (``items``, the claim side) checked against ``premise``.
+    A part whose premise is :attr:`Premise.EACH_CHUNK` is a ``[item][chunk]`` matrix."""
+
+    stage: Stage
+    source: str | None = None
+    items: EvidencePart | None = None
+    premise: Premise | None = None
+
+    @property
+    def per_chunk(self) -> bool:
+        return self.premise is Premise.EACH_CHUNK
+
+
+_R, _G = EvidencePart.RESPONSE_CLAIMS, EvidencePart.REFERENCE_CLAIMS
+PARTS: dict[EvidencePart, PartSpec] = {
+    _R: PartSpec(Stage.EXTRACTION, source="response"),
+    _G: PartSpec(Stage.EXTRACTION, source="reference"),
+    EvidencePart.REFERENCE_ENTITIES: PartSpec(Stage.EXTRACTION, source="reference"),
+    EvidencePart.GENERATED_QUESTIONS: PartSpec(Stage.EXTRACTION, source="response"),
+    EvidencePart.RESPONSE_VS_REFERENCE: PartSpec(Stage.CHECKING, items=_R, premise=Premise.REFERENCE),
+    EvidencePart.REFERENCE_VS_RESPONSE: PartSpec(Stage.CHECKING, items=_G, premise=Premise.RESPONSE),
+    EvidencePart.RESPONSE_VS_CHUNKS: PartSpec(Stage.CHECKING, items=_R, premise=Premise.EACH_CHUNK),
+    EvidencePart.REFERENCE_VS_CHUNKS: PartSpec(Stage.CHECKING, items=_G, premise=Premise.EACH_CHUNK),
+    EvidencePart.RESPONSE_VS_CONTEXTS: PartSpec(Stage.CHECKING, items=_R, premise=Premise.ALL_CHUNKS),
+    EvidencePart.REFERENCE_VS_CONTEXTS: PartSpec(Stage.CHECKING, items=_G, premise=Premise.ALL_CHUNKS),
+    EvidencePart.ENTITIES_IN_CONTEXTS: PartSpec(
+        Stage.CHECKING, items=EvidencePart.REFERENCE_ENTITIES, premise=Premise.ALL_CHUNKS
+    ),
+    EvidencePart.QUESTION_SIMILARITIES: PartSpec(
+        Stage.SIMILARITY, items=EvidencePart.GENERATED_QUESTIONS, premise=Premise.QUESTION
+    ),
+}
+"""The one table of evidence parts; the stages, the engine's plan, the shape checks and the explanations are
+read from it."""
+
+
+def _parts_of(stage: Stage) -> frozenset[EvidencePart]:
+    return frozenset(part for part, spec in PARTS.items() if spec.stage is stage)
+
+
+EXTRACTION_PARTS = _parts_of(Stage.EXTRACTION)
+CHECK_PARTS = _parts_of(Stage.CHECKING)
+SIMILARITY_PARTS = _parts_of(Stage.SIMILARITY)
+
+CHECK_INPUTS: dict[EvidencePart, frozenset[EvidencePart]] = {
+    part: frozenset({spec.items}) for part, spec in PARTS.items() if spec.items is not None
+}
+"""What each checked part is computed from, so the engine extracts before it checks."""
+
+
+def checks_of(items: EvidencePart) -> dict[Premise, EvidencePart]:
+    """The checked parts about the entries of ``items`` (e.g. response claims), by premise."""
+    return {spec.premise: part for part, spec in PARTS.items() if spec.items is items and spec.premise is not None}
+
 
 _PART_NAMES = tuple(part.value for part in EvidencePart)
 """Attribute names of the parts in order (iterating the enum and reading ``.value`` costs more than merging)."""
-
-# What each check part is computed from, so the engine extracts before it checks.
-CHECK_INPUTS: dict[EvidencePart, frozenset[EvidencePart]] = {
-    EvidencePart.RESPONSE_VS_REFERENCE: frozenset({EvidencePart.RESPONSE_CLAIMS}),
-    EvidencePart.REFERENCE_VS_RESPONSE: frozenset({EvidencePart.REFERENCE_CLAIMS}),
-    EvidencePart.RESPONSE_VS_CHUNKS: frozenset({EvidencePart.RESPONSE_CLAIMS}),
-    EvidencePart.REFERENCE_VS_CHUNKS: frozenset({EvidencePart.REFERENCE_CLAIMS}),
-    EvidencePart.RESPONSE_VS_CONTEXTS: frozenset({EvidencePart.RESPONSE_CLAIMS}),
-    EvidencePart.REFERENCE_VS_CONTEXTS: frozenset({EvidencePart.REFERENCE_CLAIMS}),
-    EvidencePart.ENTITIES_IN_CONTEXTS: frozenset({EvidencePart.REFERENCE_ENTITIES}),
-    EvidencePart.QUESTION_SIMILARITIES: frozenset({EvidencePart.GENERATED_QUESTIONS}),
-}
+_INDEXED = tuple((part.value, spec.items.value) for part, spec in PARTS.items() if spec.items is not None)
+_MATRICES = tuple(part.value for part, spec in PARTS.items() if spec.per_chunk)
 
 
-class Evidence(BaseModel):
-    """Everything the judge established about one sample. ``None`` means *not computed*, ``[]`` means *none*.
-
-    - ``response_vs_reference[i]``: does the reference entail response claim ``i``?
-    - ``reference_vs_response[g]``: does the response entail reference claim ``g``?
-    - ``response_vs_chunks[i][j]`` / ``reference_vs_chunks[g][j]``: does chunk ``j`` entail the claim?
-    - ``response_vs_contexts[i]`` / ``reference_vs_contexts[g]``: do all chunks *taken together* entail it?
-    - ``entities_in_contexts[e]``: is reference entity ``e`` found in the contexts?
-    - ``question_similarities[q]``: similarity of generated question ``q`` to the user input.
-    """
-
-    model_config = ConfigDict(extra="forbid")
+class ExtractedParts(BaseModel):
+    """The parts the extraction stage produces (a judge's :class:`~ragmetrics_core.judges.base.Extraction`)."""
 
     response_claims: list[Claim] | None = None
     reference_claims: list[Claim] | None = None
     reference_entities: list[str] | None = None
     generated_questions: list[GeneratedQuestion] | None = None
+
+
+class CheckedParts(BaseModel):
+    """The parts the checking stage produces (a judge's :class:`~ragmetrics_core.judges.base.CheckResult`)."""
+
     response_vs_reference: list[Check] | None = None
     reference_vs_response: list[Check] | None = None
     response_vs_chunks: list[list[Check]] | None = None
@@ -193,6 +233,19 @@ class Evidence(BaseModel):
     response_vs_contexts: list[Check] | None = None
     reference_vs_contexts: list[Check] | None = None
     entities_in_contexts: list[bool] | None = None
+
+
+class Evidence(CheckedParts, ExtractedParts):
+    """Everything the judge established about one sample. ``None`` means *not computed*, ``[]`` means *none*.
+
+    Every part is indexed as :data:`PARTS` says: ``response_vs_chunks[i][j]`` is whether chunk ``j`` entails
+    response claim ``i``, ``reference_vs_contexts[g]`` whether all chunks together entail reference claim ``g``,
+    ``entities_in_contexts[e]`` whether reference entity ``e`` is found in the contexts,
+    ``question_similarities[q]`` the similarity of generated question ``q`` to the user input.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
     question_similarities: list[float] | None = None
     errors: dict[str, str] = Field(
         default_factory=dict, description="Evidence part → why the judge could not establish it."
@@ -218,29 +271,17 @@ class Evidence(BaseModel):
     def shape_problems(self, n_chunks: int) -> list[str]:
         """Inconsistencies between claim lists and verdict matrices (e.g. a judge answer that came back short)."""
         problems: list[str] = []
-        n_r = None if self.response_claims is None else len(self.response_claims)
-        n_g = None if self.reference_claims is None else len(self.reference_claims)
-        n_e = None if self.reference_entities is None else len(self.reference_entities)
-        n_q = None if self.generated_questions is None else len(self.generated_questions)
-        rows: list[tuple[str, Sequence[object] | None, int | None]] = [
-            ("response_vs_reference", self.response_vs_reference, n_r),
-            ("reference_vs_response", self.reference_vs_response, n_g),
-            ("response_vs_chunks", self.response_vs_chunks, n_r),
-            ("reference_vs_chunks", self.reference_vs_chunks, n_g),
-            ("response_vs_contexts", self.response_vs_contexts, n_r),
-            ("reference_vs_contexts", self.reference_vs_contexts, n_g),
-            ("entities_in_contexts", self.entities_in_contexts, n_e),
-            ("question_similarities", self.question_similarities, n_q),
-        ]
-        for name, values, expected in rows:
+        for name, items_name in _INDEXED:
+            values: Sequence[object] | None = getattr(self, name)
             if values is None:
                 continue
-            if expected is None:
+            items: Sequence[object] | None = getattr(self, items_name)
+            if items is None:
                 problems.append(f"{name} is given but the claims/items it is indexed by are not")
-            elif len(values) != expected:
-                problems.append(f"{name} has {len(values)} rows, expected {expected}")
-        for name, matrix in (("response_vs_chunks", self.response_vs_chunks),
-                             ("reference_vs_chunks", self.reference_vs_chunks)):
+            elif len(values) != len(items):
+                problems.append(f"{name} has {len(values)} rows, expected {len(items)}")
+        for name in _MATRICES:
+            matrix: list[list[Check]] | None = getattr(self, name)
             for index, row in enumerate(matrix or []):
                 if len(row) != n_chunks:
                     problems.append(f"{name}[{index}] has {len(row)} verdicts, expected one per chunk ({n_chunks})")

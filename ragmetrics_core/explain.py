@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ragmetrics_core.construct import builder
-from ragmetrics_core.evidence import Check, Evidence, Verdict
+from ragmetrics_core.evidence import Check, Evidence, EvidencePart, Premise, Verdict, checks_of
 from ragmetrics_core.metrics.claims import (
     categorize,
     category_measures,
@@ -24,26 +24,39 @@ _GRADED = strength_reader(Scoring.GRADED)
 _new_explanation = builder(ClaimExplanation)  # one per claim of every scored sample
 
 
+def _claim_checks(claims: EvidencePart, other_text: Premise) -> tuple[str, str, str, str]:
+    """The claim list and its three checked parts (against the other text, each chunk, all chunks), by name."""
+    checks = checks_of(claims)
+    return claims.value, checks[other_text].value, checks[Premise.EACH_CHUNK].value, checks[Premise.ALL_CHUNKS].value
+
+
+# What an explanation is read from, for each source of claims: the parts the evidence table lists about them.
+_SOURCES = (
+    ("response", _claim_checks(EvidencePart.RESPONSE_CLAIMS, Premise.REFERENCE)),
+    ("reference", _claim_checks(EvidencePart.REFERENCE_CLAIMS, Premise.RESPONSE)),
+)
+_RELEVANCE = checks_of(EvidencePart.REFERENCE_CLAIMS)[Premise.EACH_CHUNK].value
+"""A chunk is relevant when it entails a reference claim."""
+
+
 def explain(evidence: Evidence, sample: RagSample) -> list[ClaimExplanation]:
     """One explanation per response claim and per reference claim, from whatever evidence exists."""
     n_chunks = len(sample.retrieved_contexts)
     relevance = graded_relevance = None
-    if evidence.reference_vs_chunks is not None:
-        relevance = chunk_relevance([strengths_of(row, _VERDICT) for row in evidence.reference_vs_chunks], n_chunks)
-        graded_relevance = chunk_relevance(
-            [strengths_of(row, _GRADED) for row in evidence.reference_vs_chunks], n_chunks
-        )
+    relevance_matrix: list[list[Check]] | None = getattr(evidence, _RELEVANCE)
+    if relevance_matrix is not None:
+        relevance = chunk_relevance([strengths_of(row, _VERDICT) for row in relevance_matrix], n_chunks)
+        graded_relevance = chunk_relevance([strengths_of(row, _GRADED) for row in relevance_matrix], n_chunks)
     explanations: list[ClaimExplanation] = []
-    for i, claim in enumerate(evidence.response_claims or []):
-        explanations.append(_explanation(
-            "response", i, claim.text, _at(evidence.response_vs_reference, i), _row(evidence.response_vs_chunks, i),
-            _at(evidence.response_vs_contexts, i), relevance, graded_relevance,
-        ))
-    for g, claim in enumerate(evidence.reference_claims or []):
-        explanations.append(_explanation(
-            "reference", g, claim.text, _at(evidence.reference_vs_response, g), _row(evidence.reference_vs_chunks, g),
-            _at(evidence.reference_vs_contexts, g), None, None,
-        ))
+    for source, (claims_name, against_name, chunks_name, joint_name) in _SOURCES:
+        against, joint = getattr(evidence, against_name), getattr(evidence, joint_name)
+        chunks = getattr(evidence, chunks_name)
+        # Relevance decides the category of a response claim only (with its verdicts against the reference).
+        relevant = (relevance, graded_relevance) if source == "response" else (None, None)
+        for i, claim in enumerate(getattr(evidence, claims_name) or []):
+            explanations.append(_explanation(
+                source, i, claim.text, _at(against, i), _row(chunks, i), _at(joint, i), *relevant
+            ))
     return explanations
 
 

@@ -3,11 +3,23 @@
 The handler runs on the user's hot path. It keeps ids and references per event, builds one
 :class:`~ragmetrics_core.online.types.SampleDraft` when the top-level run ends, passes it to the sink and
 returns: no scoring, no I/O, no OpenTelemetry context changes. No callback ever raises into the chain.
+
+The OpenTelemetry span a run belongs to is read without ever touching the active context, from two sources,
+both optional:
+
+* the span active when the run starts (the app's own span, or one an instrumentation made current);
+* OpenInference's span for the run itself. OpenInference's LangChain tracer deliberately never makes its
+  spans current (it keeps them in a map by run id), so without asking it the app's LangChain trace would be
+  invisible to us whenever the app has no span of its own around the call.
+
+Without OpenTelemetry (or without any valid span) there is no :class:`SpanRef` (``None``) and the online
+pipeline creates the RAG span itself.
 """
 
 from __future__ import annotations
 
 import logging
+import sys
 import threading
 import time
 from collections.abc import Mapping, Sequence
@@ -17,11 +29,14 @@ from uuid import UUID
 
 from langchain_core.callbacks import BaseCallbackHandler
 
-from ragmetrics_core.online.types import SampleSink
-from ragmetrics_langchain.drafting import CaptureOptions, build
+from ragmetrics_core.online.types import SampleSink, SpanRef
 from ragmetrics_langchain.extract import describe, input_text, plain_run_metadata
-from ragmetrics_langchain.otel import current_span_ids, openinference_span_ids
-from ragmetrics_langchain.runs import RootRun, RunTable
+from ragmetrics_langchain.runs import CaptureOptions, RootRun, RunTable, build
+
+try:
+    from opentelemetry import trace as _trace
+except ImportError:  # pragma: no cover - exercised only on installs without the otel extra
+    _trace = None  # type: ignore[assignment]
 
 logger = logging.getLogger("ragmetrics.langchain")
 
@@ -266,7 +281,7 @@ class RagMetricsCallbackHandler(BaseCallbackHandler):
         if not isinstance(name, str) and isinstance(serialized, dict):
             name = serialized.get("name")
         thread_id = run_metadata.get("thread_id")
-        own_span = openinference_span_ids(run_id)
+        own_span = openinference_span(run_id)
         now_mono = time.monotonic()
         record = RootRun(
             run_id=run_id,
@@ -277,7 +292,7 @@ class RagMetricsCallbackHandler(BaseCallbackHandler):
             tags=tuple(tags) if isinstance(tags, list) else (),
             metadata=plain_run_metadata(run_metadata, self._options.reference_metadata_key),
             thread_id=str(thread_id) if thread_id is not None else None,
-            span=own_span or current_span_ids(),
+            span=own_span or current_span(),
             span_is_run_own=own_span is not None,
             start_ns=time.time_ns(),
             started_at=now_mono,
@@ -300,7 +315,7 @@ class RagMetricsCallbackHandler(BaseCallbackHandler):
             record.user_input = input_text(outputs, self._options.input_key)
         if not record.span_is_run_own:
             # OpenInference may open the run's span after our start callback; it is still open now.
-            own = openinference_span_ids(record.run_id)
+            own = openinference_span(record.run_id)
             if own is not None:
                 record.span = own
         draft, origin = build(record, outputs, self._options)
@@ -345,3 +360,41 @@ class RagMetricsCallbackHandler(BaseCallbackHandler):
             _LOG_INTERVAL_S,
             exc_info=logger.isEnabledFor(logging.DEBUG),
         )
+
+
+# ---------------------------------------------------------------- the run's span
+
+_OPENINFERENCE_LANGCHAIN = "openinference.instrumentation.langchain"
+
+
+def _ref(span: Any) -> SpanRef | None:
+    context = span.get_span_context()
+    if not context.is_valid:
+        return None
+    return SpanRef(context.trace_id, context.span_id, int(context.trace_flags))
+
+
+def current_span() -> SpanRef | None:
+    if _trace is None:
+        return None
+    span = _trace.get_current_span()
+    if span is _trace.INVALID_SPAN:  # the common case without tracing: no span context to read
+        return None
+    return _ref(span)
+
+
+def openinference_span(run_id: UUID) -> SpanRef | None:
+    """The span OpenInference opened for ``run_id``, when the app instrumented LangChain with it.
+
+    Only looks at an instrumentor the app already created; never imports, creates or enables one.
+    """
+    module = sys.modules.get(_OPENINFERENCE_LANGCHAIN)
+    if module is None:
+        return None
+    # BaseInstrumentor is a singleton kept in ``_instance``; its ``_tracer`` is None unless instrumented.
+    instrumentor = getattr(module.LangChainInstrumentor, "_instance", None)
+    tracer = getattr(instrumentor, "_tracer", None)
+    if tracer is None:
+        return None
+    span = tracer.get_span(run_id)
+    return None if span is None else _ref(span)

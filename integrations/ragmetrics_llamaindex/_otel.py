@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from ragmetrics_core.online.types import SpanRef
 
 try:
     from opentelemetry import trace as _otel_trace
@@ -10,20 +10,11 @@ except ImportError:  # the otel extra is optional
     _otel_trace = None  # type: ignore[assignment]
 
 
-class SpanRef(NamedTuple):
-    trace_id: int | None
-    span_id: int | None
-    trace_flags: int
-
-
-NO_SPAN = SpanRef(None, None, 0)
-
-
-def active_span() -> SpanRef:
-    """Ids of the current OpenTelemetry span, or :data:`NO_SPAN` when there is none (or no OTel)."""
+def active_span() -> SpanRef | None:
+    """The current OpenTelemetry span, or ``None`` when there is none (or no OTel)."""
     if _otel_trace is None:
-        return NO_SPAN
+        return None
     context = _otel_trace.get_current_span().get_span_context()
     if not context.is_valid:
-        return NO_SPAN
+        return None
     return SpanRef(context.trace_id, context.span_id, int(context.trace_flags))

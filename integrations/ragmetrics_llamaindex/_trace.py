@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from ragmetrics_core.online.types import ContextDraft, Origin, SampleDraft, SampleSink
-from ragmetrics_llamaindex._otel import SpanRef, active_span
+from ragmetrics_core.online.types import ContextDraft, Origin, SampleDraft, SampleSink, SpanRef
+from ragmetrics_llamaindex._otel import active_span
 from ragmetrics_llamaindex._snapshot import merge_contexts
 from ragmetrics_llamaindex.options import CaptureOptions
 from ragmetrics_llamaindex.stats import CaptureStats, Outcome
@@ -37,7 +37,7 @@ class Trace:
     kind: TraceKind
     root_id: str
     chain_name: str | None
-    otel: SpanRef
+    otel: SpanRef | None
     start_ns: int
     instrument_tags: dict[str, Any]
     user_input: str | None = None
@@ -190,9 +190,7 @@ class TraceRegistry:
             framework=FRAMEWORK,
             chain_name=trace.chain_name,
             run_id=trace.root_id,
-            trace_id=trace.otel.trace_id,
-            span_id=trace.otel.span_id,
-            trace_flags=trace.otel.trace_flags,
+            span=trace.otel,
             tags=self.options.tags,
             metadata={"instrument_tags": trace.instrument_tags} if trace.instrument_tags else {},
             start_time_ns=trace.start_ns,

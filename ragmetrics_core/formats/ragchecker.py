@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ragmetrics_core.aggregate import AggregationMode, aggregate, ragchecker_figure
-from ragmetrics_core.evidence import Check, Claim, Evidence, Verdict
+from ragmetrics_core.evidence import PARTS, Check, Claim, Evidence, EvidencePart, Stage, Verdict
 from ragmetrics_core.results import EvaluationResult
 from ragmetrics_core.sample import Context, RagSample
 
@@ -34,12 +34,14 @@ RAGCHECKER_GROUPS: dict[str, dict[str, str]] = {
 RAGCHECKER_TO_OURS: dict[str, str] = {key: ours for group in RAGCHECKER_GROUPS.values() for key, ours in group.items()}
 
 
-# Our evidence field → RAGChecker's key, so errors name the field the user sees in the file.
-_FIELD_NAMES = {
-    "response_vs_reference": "answer2response",
-    "reference_vs_response": "response2answer",
-    "response_vs_chunks": "retrieved2response",
-    "reference_vs_chunks": "retrieved2answer",
+# The evidence parts a RAGChecker file carries, under its keys (errors name the key the user sees in the file).
+_KEYS: dict[EvidencePart, str] = {
+    EvidencePart.RESPONSE_CLAIMS: "response_claims",
+    EvidencePart.REFERENCE_CLAIMS: "gt_answer_claims",
+    EvidencePart.RESPONSE_VS_REFERENCE: "answer2response",
+    EvidencePart.REFERENCE_VS_RESPONSE: "response2answer",
+    EvidencePart.RESPONSE_VS_CHUNKS: "retrieved2response",
+    EvidencePart.REFERENCE_VS_CHUNKS: "retrieved2answer",
 }
 
 
@@ -74,18 +76,13 @@ def _read_result(index: int, item: object) -> tuple[RagSample, Evidence]:
         retrieved_contexts=contexts,
     )
     evidence = Evidence(
-        response_claims=_claims(item.get("response_claims"), f"{where}.response_claims"),
-        reference_claims=_claims(item.get("gt_answer_claims"), f"{where}.gt_answer_claims"),
-        response_vs_reference=_vector(item.get("answer2response"), f"{where}.answer2response"),
-        reference_vs_response=_vector(item.get("response2answer"), f"{where}.response2answer"),
-        response_vs_chunks=_matrix(item.get("retrieved2response"), f"{where}.retrieved2response"),
-        reference_vs_chunks=_matrix(item.get("retrieved2answer"), f"{where}.retrieved2answer"),
+        **{part.value: _read_part(part, item.get(key), f"{where}.{key}") for part, key in _KEYS.items()}
     )
     problems = evidence.shape_problems(len(contexts))
     if problems:
         message = "; ".join(problems)
-        for ours, theirs in _FIELD_NAMES.items():
-            message = message.replace(ours, theirs)
+        for part, theirs in _KEYS.items():
+            message = message.replace(part.value, theirs)
         raise RagCheckerFormatError(f"{where}: {message}")
     return sample, evidence
 
@@ -97,6 +94,13 @@ def _text(item: dict[str, Any], key: str, where: str) -> str:
     if not isinstance(value, str):
         raise RagCheckerFormatError(f"{where}.{key}: expected a string, got {type(value).__name__}")
     return value
+
+
+def _read_part(part: EvidencePart, value: object, where: str) -> object:
+    spec = PARTS[part]
+    if spec.stage is Stage.EXTRACTION:
+        return _claims(value, where)
+    return _matrix(value, where) if spec.per_chunk else _vector(value, where)
 
 
 def _claims(value: object, where: str) -> list[Claim] | None:
@@ -113,6 +117,15 @@ def _claims(value: object, where: str) -> list[Claim] | None:
         else:
             raise RagCheckerFormatError(f"{where}[{index}]: expected a string or a [subject, predicate, object] list")
     return claims
+
+
+def _written_part(part: EvidencePart, value: Any) -> list[Any]:
+    spec = PARTS[part]
+    if spec.stage is Stage.EXTRACTION:
+        return [claim.as_triplet() for claim in value]
+    if spec.per_chunk:
+        return [[check.verdict.ragchecker_label() for check in row] for row in value]
+    return [check.verdict.ragchecker_label() for check in value]
 
 
 def _check(label: object, where: str) -> Check:
@@ -171,18 +184,10 @@ def to_ragchecker(
                 for j, context in enumerate(sample.retrieved_contexts)
             ],
         }
-        if evidence.response_claims is not None:
-            item["response_claims"] = [claim.as_triplet() for claim in evidence.response_claims]
-        if evidence.reference_claims is not None:
-            item["gt_answer_claims"] = [claim.as_triplet() for claim in evidence.reference_claims]
-        for key, vector in (("answer2response", evidence.response_vs_reference),
-                            ("response2answer", evidence.reference_vs_response)):
-            if vector is not None:
-                item[key] = [check.verdict.ragchecker_label() for check in vector]
-        for key, matrix in (("retrieved2response", evidence.response_vs_chunks),
-                            ("retrieved2answer", evidence.reference_vs_chunks)):
-            if matrix is not None:
-                item[key] = [[check.verdict.ragchecker_label() for check in row] for row in matrix]
+        for part, key in _KEYS.items():
+            value = getattr(evidence, part.value)
+            if value is not None:
+                item[key] = _written_part(part, value)
         ours_to_theirs = {ours: key for key, ours in RAGCHECKER_TO_OURS.items()}
         item["metrics"] = {
             ours_to_theirs[metric]: score.score

@@ -12,7 +12,7 @@ from typing import Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ragmetrics_core.evidence import Check, Claim, EvidencePart, GeneratedQuestion
+from ragmetrics_core.evidence import CheckedParts, Claim, EvidencePart, ExtractedParts
 from ragmetrics_core.results import Usage as Usage  # defined with the results it is part of; judges report it
 
 
@@ -28,11 +28,9 @@ class ExtractionRequest(BaseModel):
     n_questions: int = Field(default=3, ge=1, le=20)
 
 
-class Extraction(BaseModel):
-    response_claims: list[Claim] | None = None
-    reference_claims: list[Claim] | None = None
-    reference_entities: list[str] | None = None
-    generated_questions: list[GeneratedQuestion] | None = None
+class Extraction(ExtractedParts):
+    """The extracted parts (declared with the evidence) and what extracting them cost."""
+
     usage: Usage = Field(default_factory=Usage)
 
 
@@ -52,14 +50,9 @@ class CheckRequest(BaseModel):
     want: frozenset[EvidencePart]
 
 
-class CheckResult(BaseModel):
-    response_vs_reference: list[Check] | None = None
-    reference_vs_response: list[Check] | None = None
-    response_vs_chunks: list[list[Check]] | None = None
-    reference_vs_chunks: list[list[Check]] | None = None
-    response_vs_contexts: list[Check] | None = None
-    reference_vs_contexts: list[Check] | None = None
-    entities_in_contexts: list[bool] | None = None
+class CheckResult(CheckedParts):
+    """The checked parts (declared with the evidence) and what checking them cost."""
+
     usage: Usage = Field(default_factory=Usage)
 
 

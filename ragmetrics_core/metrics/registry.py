@@ -106,11 +106,6 @@ def _missing(*fields: str) -> Callable[[RagSample, MetricOptions], list[str]]:
     return requires
 
 
-def _static(*parts: EvidencePart) -> Callable[[RagSample, MetricOptions], frozenset[EvidencePart]]:
-    frozen = frozenset(parts)
-    return lambda _sample, _options: frozen
-
-
 def _precision_strategy(sample: RagSample, options: MetricOptions) -> ContextPrecisionStrategy:
     if options.context_precision_strategy is ContextPrecisionStrategy.AUTO:
         return ContextPrecisionStrategy.REFERENCE if sample.has_reference else ContextPrecisionStrategy.RESPONSE
@@ -133,65 +128,166 @@ def _context_precision_needs(sample: RagSample, options: MetricOptions) -> froze
     return frozenset({P.RESPONSE_CLAIMS, P.RESPONSE_VS_CHUNKS})
 
 
-# ---------------------------------------------------------------- readers
+# ---------------------------------------------------------------- declaring a metric
+
+METRICS: dict[str, MetricSpec] = {}
+"""Every metric, in declaration order (the order of reports): each is declared once, by :func:`metric` on its
+reader below."""
+
+HIGHER = Direction.HIGHER_IS_BETTER
+LOWER = Direction.LOWER_IS_BETTER
+Needs = frozenset[EvidencePart] | Callable[[RagSample, MetricOptions], frozenset[EvidencePart]]
 
 
+def metric(
+    metric_id: str,
+    family: str,
+    direction: Direction,
+    requires: Callable[[RagSample, MetricOptions], list[str]],
+    needs: Needs,
+    optional: frozenset[EvidencePart] = frozenset(),
+    labelled: bool = True,
+) -> Callable[[Callable[[Strengths], float]], Callable[[Strengths], float]]:
+    """Register the decorated reader as metric ``metric_id``; its docstring is the metric's description.
+
+    ``needs``: the evidence parts it reads (or a function of the sample and options for a metric whose needs
+    depend on them); ``optional``: parts it also reads when the judge computes them anyway; ``labelled``: whether it
+    gets a default pass/fail threshold (0.5 for higher-is-better, 0.3 for lower-is-better).
+    """
+
+    def register(read: Callable[[Strengths], float]) -> Callable[[Strengths], float]:
+        if metric_id in METRICS:
+            raise ValueError(f"metric {metric_id!r} is declared twice")
+        threshold = None if not labelled else 0.5 if direction is HIGHER else 0.3
+        METRICS[metric_id] = MetricSpec(
+            metric_id, family, direction, " ".join((read.__doc__ or "").split()), threshold, requires,
+            _static(needs) if isinstance(needs, frozenset) else needs, optional, read,
+        )
+        return read
+
+    return register
+
+
+def _static(parts: frozenset[EvidencePart]) -> Callable[[RagSample, MetricOptions], frozenset[EvidencePart]]:
+    return lambda _sample, _options: parts
+
+
+# ---------------------------------------------------------------- the metrics
+
+_CORRECTNESS = frozenset({P.RESPONSE_CLAIMS, P.RESPONSE_VS_REFERENCE})
+_RECALL = frozenset({P.REFERENCE_CLAIMS, P.REFERENCE_VS_RESPONSE})
+_RELEVANCE = frozenset({P.REFERENCE_CLAIMS, P.REFERENCE_VS_CHUNKS})
+_CATEGORIES = _CORRECTNESS | _RELEVANCE | {P.RESPONSE_VS_CHUNKS}
+_R_JOINT = frozenset({P.RESPONSE_VS_CONTEXTS})
+_RRC = _missing("response", "reference", "retrieved_contexts")
+
+
+@metric("overall_precision", "overall", HIGHER, _missing("response", "reference"), _CORRECTNESS)
 def _precision(v: Strengths) -> float:
+    """Share of response claims entailed by the reference."""
     return formulas.overall_precision(v.correct)
 
 
+@metric("overall_recall", "overall", HIGHER, _missing("response", "reference"), _RECALL)
 def _recall(v: Strengths) -> float:
+    """Share of reference claims entailed by the response."""
     return formulas.overall_recall(v.recalled)
 
 
+@metric("overall_f1", "overall", HIGHER, _missing("response", "reference"), _CORRECTNESS | _RECALL)
 def _f1(v: Strengths) -> float:
+    """Harmonic mean of overall precision and recall (0 if either is 0)."""
     return formulas.overall_f1(v.correct, v.recalled)
 
 
+@metric("claim_recall", "retriever", HIGHER, _missing("reference", "retrieved_contexts"), _RELEVANCE)
 def _claim_recall(v: Strengths) -> float:
+    """Share of reference claims entailed by at least one chunk."""
     return formulas.claim_recall(v.grounded_reference_by_chunk)
 
 
+@metric("chunk_precision", "retriever", HIGHER, _missing("reference", "retrieved_contexts"), _RELEVANCE)
 def _chunk_precision(v: Strengths) -> float:
+    """Share of chunks that entail at least one reference claim (RAGChecker's context precision)."""
     v.require_relevance()
     return formulas.chunk_precision(v.relevance)
 
 
+@metric("context_utilization", "generator", HIGHER, _RRC, _RELEVANCE | {P.REFERENCE_VS_RESPONSE})
 def _context_utilization(v: Strengths) -> float:
+    """Of the reference claims some chunk entails, the share the response also entails."""
     value = formulas.context_utilization(v.grounded_reference_by_chunk, v.recalled)
     if value is None:
         raise Undetermined("no reference claim is supported by any chunk, so none could be utilised")
     return value
 
 
-def _category_reader(*wanted: ClaimCategory) -> Callable[[Strengths], float]:
+def _category_share(v: Strengths, category: ClaimCategory) -> float:
     # Noise is split by chunk relevance; hallucination and self-knowledge do not read it.
-    reads_relevance = bool({ClaimCategory.NOISE_RELEVANT, ClaimCategory.NOISE_IRRELEVANT} & set(wanted))
-
-    def read(v: Strengths) -> float:
-        if reads_relevance:
-            v.require_relevance()
-        return formulas.category_share(v.categories, *wanted)
-
-    return read
+    if category in (ClaimCategory.NOISE_RELEVANT, ClaimCategory.NOISE_IRRELEVANT):
+        v.require_relevance()
+    return formulas.category_share(v.categories, category)
 
 
+@metric("noise_sensitivity_relevant", "generator", LOWER, _RRC, _CATEGORIES, _R_JOINT)
+def _noise_relevant(v: Strengths) -> float:
+    """Share of response claims that are incorrect and entailed by a relevant chunk."""
+    return _category_share(v, ClaimCategory.NOISE_RELEVANT)
+
+
+@metric("noise_sensitivity_irrelevant", "generator", LOWER, _RRC, _CATEGORIES, _R_JOINT)
+def _noise_irrelevant(v: Strengths) -> float:
+    """Share of response claims that are incorrect and entailed only by irrelevant chunks."""
+    return _category_share(v, ClaimCategory.NOISE_IRRELEVANT)
+
+
+@metric("hallucination", "generator", LOWER, _RRC, _CATEGORIES, _R_JOINT)
+def _hallucination(v: Strengths) -> float:
+    """Share of response claims that are incorrect and entailed by no chunk."""
+    return _category_share(v, ClaimCategory.HALLUCINATION)
+
+
+# Right but ungrounded: neither plainly good nor bad for a RAG answer, so no default label.
+@metric("self_knowledge", "generator", HIGHER, _RRC, _CATEGORIES, _R_JOINT, labelled=False)
+def _self_knowledge(v: Strengths) -> float:
+    """Share of response claims that are correct but entailed by no chunk."""
+    return _category_share(v, ClaimCategory.CORRECT_SELF_KNOWLEDGE)
+
+
+@metric(
+    "faithfulness", "generator", HIGHER, _missing("response", "retrieved_contexts"),
+    frozenset({P.RESPONSE_CLAIMS, P.RESPONSE_VS_CHUNKS}), _R_JOINT,
+)
 def _faithfulness(v: Strengths) -> float:
+    """Share of response claims entailed by the retrieved contexts."""
     return formulas.faithfulness(v.grounded_response)
 
 
+@metric("context_precision", "ragas", HIGHER, _context_precision_requires, _context_precision_needs)
 def _context_precision(v: Strengths) -> float:
+    """Average precision of the ranked chunks, a chunk being useful when it entails a reference claim (or a
+    response claim without reference)."""
     # A chunk is useful when it entails some claim: the same max-over-claims as chunk relevance.
     if _precision_strategy(v.sample, v.options) is ContextPrecisionStrategy.REFERENCE:
         return formulas.average_precision(v.usefulness("reference"))
     return formulas.average_precision(v.usefulness("response"))
 
 
+@metric(
+    "context_recall", "ragas", HIGHER, _missing("reference", "retrieved_contexts"), _RELEVANCE,
+    frozenset({P.REFERENCE_VS_CONTEXTS}),
+)
 def _context_recall(v: Strengths) -> float:
+    """Share of reference claims attributable to the retrieved contexts."""
     return formulas.claim_recall(v.grounded_reference)
 
 
+@metric(
+    "context_entity_recall", "ragas", HIGHER, _missing("reference", "retrieved_contexts"),
+    frozenset({P.REFERENCE_ENTITIES, P.ENTITIES_IN_CONTEXTS}),
+)
 def _entity_recall(v: Strengths) -> float:
+    """Share of reference entities also found in the contexts."""
     e = v.evidence
     if not e.reference_entities:
         raise Undetermined("no entities were found in the reference")
@@ -199,83 +295,15 @@ def _entity_recall(v: Strengths) -> float:
     return formulas.entity_recall(e.entities_in_contexts)
 
 
+@metric(
+    "response_relevancy", "ragas", HIGHER, _missing("user_input", "response"),
+    frozenset({P.GENERATED_QUESTIONS, P.QUESTION_SIMILARITIES}),
+)
 def _response_relevancy(v: Strengths) -> float:
+    """Mean similarity of the question to questions generated from the response; 0 if noncommittal."""
     e = v.evidence
     if not e.generated_questions:
         raise Undetermined("no questions could be generated from the response")
     noncommittal = any(question.noncommittal for question in e.generated_questions)
     assert e.question_similarities is not None
     return formulas.response_relevancy(e.question_similarities, noncommittal)
-
-
-# ---------------------------------------------------------------- the table
-
-_CORRECTNESS = (P.RESPONSE_CLAIMS, P.RESPONSE_VS_REFERENCE)
-_RELEVANCE = (P.REFERENCE_CLAIMS, P.REFERENCE_VS_CHUNKS)
-_CATEGORIES = (*_CORRECTNESS, P.RESPONSE_VS_CHUNKS, *_RELEVANCE)
-_R_JOINT = frozenset({P.RESPONSE_VS_CONTEXTS})
-_NONE: frozenset[EvidencePart] = frozenset()
-HIGHER = Direction.HIGHER_IS_BETTER
-LOWER = Direction.LOWER_IS_BETTER
-_RRC = _missing("response", "reference", "retrieved_contexts")
-
-
-def _spec(
-    metric_id: str, family: str, direction: Direction, description: str, requires: Callable[..., list[str]],
-    needs: Callable[..., frozenset[EvidencePart]], read: Callable[[Strengths], float],
-    optional: frozenset[EvidencePart] = _NONE, labelled: bool = True,
-) -> MetricSpec:
-    threshold = None if not labelled else 0.5 if direction is HIGHER else 0.3
-    return MetricSpec(metric_id, family, direction, description, threshold, requires, needs, optional, read)
-
-
-METRICS: dict[str, MetricSpec] = {
-    spec.id: spec
-    for spec in (
-        _spec("overall_precision", "overall", HIGHER, "Share of response claims entailed by the reference.",
-              _missing("response", "reference"), _static(*_CORRECTNESS), _precision),
-        _spec("overall_recall", "overall", HIGHER, "Share of reference claims entailed by the response.",
-              _missing("response", "reference"), _static(P.REFERENCE_CLAIMS, P.REFERENCE_VS_RESPONSE), _recall),
-        _spec("overall_f1", "overall", HIGHER, "Harmonic mean of overall precision and recall (0 if either is 0).",
-              _missing("response", "reference"),
-              _static(*_CORRECTNESS, P.REFERENCE_CLAIMS, P.REFERENCE_VS_RESPONSE), _f1),
-        _spec("claim_recall", "retriever", HIGHER, "Share of reference claims entailed by at least one chunk.",
-              _missing("reference", "retrieved_contexts"), _static(*_RELEVANCE), _claim_recall),
-        _spec("chunk_precision", "retriever", HIGHER,
-              "Share of chunks that entail at least one reference claim (RAGChecker's context precision).",
-              _missing("reference", "retrieved_contexts"), _static(*_RELEVANCE), _chunk_precision),
-        _spec("context_utilization", "generator", HIGHER,
-              "Of the reference claims some chunk entails, the share the response also entails.", _RRC,
-              _static(*_RELEVANCE, P.REFERENCE_VS_RESPONSE), _context_utilization),
-        _spec("noise_sensitivity_relevant", "generator", LOWER,
-              "Share of response claims that are incorrect and entailed by a relevant chunk.", _RRC,
-              _static(*_CATEGORIES), _category_reader(ClaimCategory.NOISE_RELEVANT), _R_JOINT),
-        _spec("noise_sensitivity_irrelevant", "generator", LOWER,
-              "Share of response claims that are incorrect and entailed only by irrelevant chunks.", _RRC,
-              _static(*_CATEGORIES), _category_reader(ClaimCategory.NOISE_IRRELEVANT), _R_JOINT),
-        _spec("hallucination", "generator", LOWER,
-              "Share of response claims that are incorrect and entailed by no chunk.", _RRC,
-              _static(*_CATEGORIES), _category_reader(ClaimCategory.HALLUCINATION), _R_JOINT),
-        _spec("self_knowledge", "generator", HIGHER,
-              "Share of response claims that are correct but entailed by no chunk.", _RRC,
-              _static(*_CATEGORIES), _category_reader(ClaimCategory.CORRECT_SELF_KNOWLEDGE), _R_JOINT,
-              labelled=False),  # right but ungrounded: neither plainly good nor bad for a RAG answer
-        _spec("faithfulness", "generator", HIGHER, "Share of response claims entailed by the retrieved contexts.",
-              _missing("response", "retrieved_contexts"), _static(P.RESPONSE_CLAIMS, P.RESPONSE_VS_CHUNKS),
-              _faithfulness, _R_JOINT),
-        _spec("context_precision", "ragas", HIGHER,
-              "Average precision of the ranked chunks, a chunk being useful when it entails a reference claim "
-              "(or a response claim without reference).",
-              _context_precision_requires, _context_precision_needs, _context_precision),
-        _spec("context_recall", "ragas", HIGHER, "Share of reference claims attributable to the retrieved contexts.",
-              _missing("reference", "retrieved_contexts"), _static(*_RELEVANCE), _context_recall,
-              frozenset({P.REFERENCE_VS_CONTEXTS})),
-        _spec("context_entity_recall", "ragas", HIGHER, "Share of reference entities also found in the contexts.",
-              _missing("reference", "retrieved_contexts"),
-              _static(P.REFERENCE_ENTITIES, P.ENTITIES_IN_CONTEXTS), _entity_recall),
-        _spec("response_relevancy", "ragas", HIGHER,
-              "Mean similarity of the question to questions generated from the response; 0 if noncommittal.",
-              _missing("user_input", "response"), _static(P.GENERATED_QUESTIONS, P.QUESTION_SIMILARITIES),
-              _response_relevancy),
-    )
-}

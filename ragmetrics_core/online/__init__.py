@@ -9,16 +9,24 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ragmetrics_core.online.dispatch import EmitterStats
-from ragmetrics_core.online.emitters.base import Emitter, SubjectSpanFactory
+from ragmetrics_core.online.emitters.base import Emitter, EmitterStats, SubjectSpanFactory
 from ragmetrics_core.online.emitters.callback import CallbackEmitter
 from ragmetrics_core.online.emitters.jsonl import JsonlEmitter
 from ragmetrics_core.online.evaluator import OnlineEvaluator
 from ragmetrics_core.online.privacy import PrivacyOptions
-from ragmetrics_core.online.records import ContextView, EvaluationRecord, SampleView, SpanRef
-from ragmetrics_core.online.sampler import Route, Sampler, SamplingDecision
+from ragmetrics_core.online.sampler import Route, Sampler
 from ragmetrics_core.online.stats import OnlineStats
-from ragmetrics_core.online.types import ContextDraft, Origin, SampleDraft, SampleSink
+from ragmetrics_core.online.types import (
+    ContextDraft,
+    ContextView,
+    EvaluationRecord,
+    Origin,
+    SampleDraft,
+    SampleSink,
+    SampleView,
+    SamplingDecision,
+    SpanRef,
+)
 from ragmetrics_core.scrub import scrub_secrets
 
 if TYPE_CHECKING:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ragmetrics_core.online.types import Origin
+from ragmetrics_core.online.types import Origin, SpanRef
 
 
 def current_origin(
@@ -26,14 +26,11 @@ def current_origin(
     from opentelemetry import trace
 
     context = trace.get_current_span().get_span_context()
-    valid = context.is_valid
     return Origin(
         framework=framework,
         chain_name=chain_name,
         run_id=run_id,
-        trace_id=context.trace_id if valid else None,
-        span_id=context.span_id if valid else None,
-        trace_flags=int(context.trace_flags) if valid else 0,
+        span=SpanRef(context.trace_id, context.span_id, int(context.trace_flags)) if context.is_valid else None,
         tags=tuple(tags),
         metadata=dict(metadata or {}),
         start_time_ns=start_time_ns,

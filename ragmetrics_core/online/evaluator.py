@@ -18,15 +18,15 @@ import time
 import weakref
 from collections import deque
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 
 from ragmetrics_core.engine import AsyncEvaluator
 from ragmetrics_core.judges.base import Usage
-from ragmetrics_core.online.dispatch import EmitterRunner
-from ragmetrics_core.online.emitters.base import Emitter, SubjectSpanFactory
+from ragmetrics_core.online.emitters.base import Emitter, Runner, SubjectSpanFactory, start_runner
 from ragmetrics_core.online.privacy import PrivacyOptions, Redactor
-from ragmetrics_core.online.sampler import Sampler, SamplingDecision
+from ragmetrics_core.online.sampler import Sampler
 from ragmetrics_core.online.stats import OnlineStats
-from ragmetrics_core.online.types import Origin, SampleDraft
+from ragmetrics_core.online.types import Origin, SampleDraft, SamplingDecision
 from ragmetrics_core.online.worker import Submission, Worker, WorkerConfig
 from ragmetrics_core.ratelog import RateLimitedLog
 from ragmetrics_core.sample import RagSample
@@ -42,6 +42,39 @@ def _default_evaluator() -> AsyncEvaluator:
     return evaluator
 
 
+@dataclass(slots=True, eq=False)
+class _State:
+    """What an :class:`OnlineEvaluator` changes as it runs, in one object so that a forked child replaces it
+    whole (its inherited locks may be held by threads that do not exist in the child, its counts are the
+    parent's). ``lock`` guards the counters, the queue and ``idle``; ``start_lock`` guards ``worker`` and
+    ``runners``; ``cond`` (on ``lock``) is notified when the queue is empty and nothing is in flight."""
+
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    cond: threading.Condition = field(init=False)
+    start_lock: threading.Lock = field(default_factory=threading.Lock)
+    queue: deque[Submission] = field(default_factory=deque)
+    idle: bool = False
+    finalized: bool = False
+    worker: Worker | None = None
+    runners: tuple[Runner, ...] = ()
+    submitted: int = 0
+    accepted: int = 0
+    completed: int = 0
+    failed: int = 0
+    not_sampled: int = 0
+    throttled: int = 0
+    over_budget: int = 0
+    queue_full: int = 0
+    rejected: int = 0
+    abandoned: int = 0
+    in_flight: int = 0
+    failure_reasons: dict[str, int] = field(default_factory=dict)
+    usage: Usage = field(default_factory=Usage)
+
+    def __post_init__(self) -> None:
+        self.cond = threading.Condition(self.lock)
+
+
 class OnlineEvaluator:
     """Scores sampled production traffic off the hot path.
 
@@ -49,36 +82,14 @@ class OnlineEvaluator:
         evaluator: anything with ``async aevaluate(sample) -> EvaluationResult``; by default the engine's
             ``Evaluator()`` with the embedded judge, created on the worker thread.
         sampler: which submissions to score (default: all, no throttle, no budget).
-        emitters: where records go; each runs on its own thread behind a queue of ``emitter_queue``.
+        emitters: where records go; each runs on its own thread behind a queue of ``emitter_queue``, except an
+            OTel emitter in front of the SDK's batch processors, which is called on the worker's thread.
         privacy: what user text may leave the process (default: captured, secrets masked, capped).
         max_queue: submissions waiting for the worker; beyond it the newest is dropped and counted.
         concurrency: evaluations running at once on the worker loop.
         evaluation_timeout_s: per evaluation; a judge that hangs is cut off and counted as failed.
         register_atexit: shut down (within ``atexit_timeout_s``) when the interpreter exits.
     """
-
-    # Mutable state, reset in a forked child; guarded by _lock (counters, queue, idle) or _start_lock.
-    _lock: threading.Lock
-    _cond: threading.Condition
-    _start_lock: threading.Lock
-    _queue: deque[Submission]
-    _idle: bool
-    _finalized: bool
-    _worker: Worker | None
-    _runners: tuple[EmitterRunner, ...]
-    _submitted: int
-    _accepted: int
-    _completed: int
-    _failed: int
-    _not_sampled: int
-    _throttled: int
-    _over_budget: int
-    _queue_full: int
-    _rejected: int
-    _abandoned: int
-    _in_flight: int
-    _failure_reasons: dict[str, int]
-    _usage: Usage
 
     def __init__(
         self,
@@ -113,7 +124,7 @@ class OnlineEvaluator:
         self._evaluation_timeout_s = evaluation_timeout_s
         self._emitter_queue = emitter_queue
         self._warn = RateLimitedLog(_log)
-        self._reset_state()
+        self._state = _State()
         self._closed = False
         self._shutdown_result: bool | None = None
         self._atexit_timeout_s = atexit_timeout_s
@@ -127,6 +138,7 @@ class OnlineEvaluator:
 
     def submit(self, sample: RagSample | SampleDraft, origin: Origin | None = None) -> SamplingDecision:
         """Offer one sample for scoring; returns at once with what was decided. Never raises."""
+        state = self._state
         try:
             if origin is None:
                 origin = _NO_ORIGIN
@@ -135,33 +147,33 @@ class OnlineEvaluator:
             route = self.sampler.select(origin)
         except Exception:
             return self._reject()
-        with self._lock:
-            self._submitted += 1
+        with state.lock:
+            state.submitted += 1
             try:
                 if self._closed:
-                    self._rejected += 1
+                    state.rejected += 1
                     return SamplingDecision.REJECTED
                 if route is None:
-                    self._not_sampled += 1
+                    state.not_sampled += 1
                     return SamplingDecision.NOT_SAMPLED
                 decision = self.sampler.admit()
                 if decision is not SamplingDecision.EVALUATED:
                     if decision is SamplingDecision.THROTTLED:
-                        self._throttled += 1
+                        state.throttled += 1
                     else:
-                        self._over_budget += 1
+                        state.over_budget += 1
                     return decision
-                if len(self._queue) >= self._max_queue:
-                    self._queue_full += 1
+                if len(state.queue) >= self._max_queue:
+                    state.queue_full += 1
                     return SamplingDecision.QUEUE_FULL
-                self._queue.append(Submission(sample, origin, route, time.time_ns()))
-                self._accepted += 1
-                wake = self._idle
-                self._idle = False
+                state.queue.append(Submission(sample, origin, route, time.time_ns()))
+                state.accepted += 1
+                wake = state.idle
+                state.idle = False
             except Exception:
-                self._rejected += 1
+                state.rejected += 1
                 return SamplingDecision.REJECTED
-        worker = self._worker
+        worker = state.worker
         if worker is None:
             self._start()
         elif wake:
@@ -176,7 +188,7 @@ class OnlineEvaluator:
         if not self._drain(deadline):
             return False
         # Every emitter flushes in parallel on its own thread, so a stuck one cannot starve the others.
-        markers = [(runner, runner.begin_flush(deadline - time.monotonic())) for runner in self._runners]
+        markers = [(runner, runner.begin_flush(deadline - time.monotonic())) for runner in self._state.runners]
         results = [runner.wait_flushed(marker, deadline - time.monotonic()) for runner, marker in markers]
         return all(results)
 
@@ -187,8 +199,9 @@ class OnlineEvaluator:
         running as failed (``shutdown_timeout``), so the counters stay exact. Returns within the timeout
         (plus scheduling noise) even when a judge hangs or an exporter's collector is unreachable.
         """
+        state = self._state
         deadline = time.monotonic() + max(0.0, timeout_s)
-        with self._lock:
+        with state.lock:
             already = self._closed
             self._closed = True
         if already:
@@ -197,8 +210,8 @@ class OnlineEvaluator:
             atexit.unregister(self._at_exit)
             self._atexit_registered = False
         drained = self._drain(deadline - 0.1 * max(0.0, timeout_s))
-        with self._start_lock:
-            worker, runners = self._worker, self._runners
+        with state.start_lock:
+            worker, runners = state.worker, state.runners
         stopped = worker.stop(deadline - time.monotonic()) if worker is not None else True
         lost = self._finalize()
         asked = [runner.begin_close(deadline - time.monotonic()) for runner in runners]
@@ -215,25 +228,26 @@ class OnlineEvaluator:
         return await asyncio.to_thread(self.shutdown, timeout_s)
 
     def stats(self) -> OnlineStats:
-        with self._lock:
+        state = self._state
+        with state.lock:
             snapshot = OnlineStats(
-                submitted=self._submitted,
-                accepted=self._accepted,
-                completed=self._completed,
-                failed=self._failed,
-                not_sampled=self._not_sampled,
-                throttled=self._throttled,
-                over_budget=self._over_budget,
-                queue_full=self._queue_full,
-                rejected=self._rejected,
-                abandoned=self._abandoned,
-                queued=len(self._queue),
-                in_flight=self._in_flight,
-                failure_reasons=dict(self._failure_reasons),
-                usage=self._usage,
+                submitted=state.submitted,
+                accepted=state.accepted,
+                completed=state.completed,
+                failed=state.failed,
+                not_sampled=state.not_sampled,
+                throttled=state.throttled,
+                over_budget=state.over_budget,
+                queue_full=state.queue_full,
+                rejected=state.rejected,
+                abandoned=state.abandoned,
+                queued=len(state.queue),
+                in_flight=state.in_flight,
+                failure_reasons=dict(state.failure_reasons),
+                usage=state.usage,
                 budget_remaining=self.sampler.budget_remaining(),
             )
-            runners = self._runners
+            runners = state.runners
         return dataclasses.replace(snapshot, emitters={runner.name: runner.stats() for runner in runners})
 
     @property
@@ -249,94 +263,76 @@ class OnlineEvaluator:
     # ------------------------------------------------------------------ ledger (worker side)
 
     def _take(self) -> Submission | None:
-        with self._lock:
-            if not self._queue:
+        state = self._state
+        with state.lock:
+            if not state.queue:
                 return None
-            self._in_flight += 1
-            return self._queue.popleft()
+            state.in_flight += 1
+            return state.queue.popleft()
 
     def _go_idle(self) -> bool:
-        with self._lock:
-            if self._queue:
+        state = self._state
+        with state.lock:
+            if state.queue:
                 return False
-            self._idle = True
+            state.idle = True
             return True
 
     def _settle(self, failure_reason: str | None, usage: Usage) -> None:
-        with self._cond:
-            if self._finalized:
+        state = self._state
+        with state.cond:
+            if state.finalized:
                 return
-            self._in_flight -= 1
+            state.in_flight -= 1
             if failure_reason is None:
-                self._completed += 1
+                state.completed += 1
             else:
-                self._failed += 1
-                self._failure_reasons[failure_reason] = self._failure_reasons.get(failure_reason, 0) + 1
+                state.failed += 1
+                state.failure_reasons[failure_reason] = state.failure_reasons.get(failure_reason, 0) + 1
             if usage.calls or usage.embedding_calls or usage.total_tokens:
-                self._usage = self._usage + usage
+                state.usage = state.usage + usage
                 self.sampler.charge(usage.total_tokens)
-            if not self._queue and self._in_flight == 0:
-                self._cond.notify_all()
+            if not state.queue and state.in_flight == 0:
+                state.cond.notify_all()
 
     # ------------------------------------------------------------------ internals
 
-    def _reset_state(self) -> None:
-        self._lock = threading.Lock()
-        self._cond = threading.Condition(self._lock)
-        self._start_lock = threading.Lock()
-        self._queue = deque()
-        self._idle = False
-        self._finalized = False
-        self._worker = None
-        self._runners = ()
-        self._submitted = 0
-        self._accepted = 0
-        self._completed = 0
-        self._failed = 0
-        self._not_sampled = 0
-        self._throttled = 0
-        self._over_budget = 0
-        self._queue_full = 0
-        self._rejected = 0
-        self._abandoned = 0
-        self._in_flight = 0
-        self._failure_reasons = {}
-        self._usage = Usage()
-
     def _after_fork_in_child(self) -> None:
-        self._reset_state()
+        self._state = _State()  # the parent's locks, threads and counts mean nothing here
         self._warn.reset()
 
     def _reject(self) -> SamplingDecision:
+        state = self._state
         try:
-            with self._lock:
-                self._submitted += 1
-                self._rejected += 1
+            with state.lock:
+                state.submitted += 1
+                state.rejected += 1
         except Exception:  # nothing we do may raise into the caller
             pass
         return SamplingDecision.REJECTED
 
     def _start(self) -> None:
-        with self._start_lock:
-            if self._worker is not None or self._closed:
+        state = self._state
+        with state.start_lock:
+            if state.worker is not None or self._closed:
                 return
             try:
-                self._runners = self._start_runners()
+                state.runners = self._start_runners()
                 worker = Worker(_Ledger(self), self._worker_config())
                 worker.start()
             except Exception as exc:  # e.g. no more threads: submissions wait and shutdown settles them
                 self._warn.warning("start", "ragmetrics could not start its worker: %s", type(exc).__name__)
                 return
-            self._worker = worker
+            state.worker = worker
 
-    def _start_runners(self) -> tuple[EmitterRunner, ...]:
+    def _start_runners(self) -> tuple[Runner, ...]:
         runners = []
         seen: dict[str, int] = {}
         for emitter in self._emitters:
             name = _emitter_name(emitter)
             seen[name] = seen.get(name, 0) + 1
             unique = name if seen[name] == 1 else f"{name}#{seen[name]}"
-            runners.append(EmitterRunner(emitter, unique, self._emitter_queue, self._on_emitter_failure))
+            runners.append(start_runner(emitter, unique, self._emitter_queue, self._on_emitter_failure))
         return tuple(runners)
 
     def _worker_config(self) -> WorkerConfig:
@@ -347,7 +343,7 @@ class OnlineEvaluator:
             concurrency=self._concurrency,
             evaluation_timeout_s=self._evaluation_timeout_s,
             redactor=self._redactor,
-            runners=self._runners,
+            runners=self._state.runners,
             subject_factory=subject_factory,
             evaluator_factory=factory,
             warn=self._warn,
@@ -360,28 +356,30 @@ class OnlineEvaluator:
         )
 
     def _drain(self, deadline: float) -> bool:
-        with self._cond:
-            return self._cond.wait_for(
-                lambda: not self._queue and self._in_flight == 0, max(0.0, deadline - time.monotonic())
+        state = self._state
+        with state.cond:
+            return state.cond.wait_for(
+                lambda: not state.queue and state.in_flight == 0, max(0.0, deadline - time.monotonic())
             )
 
     def _finalize(self) -> bool:
         """Settle what the worker could not, so the counters stay exact; ``True`` if anything was lost."""
-        with self._cond:
-            if self._finalized:
+        state = self._state
+        with state.cond:
+            if state.finalized:
                 return False
-            self._finalized = True
-            abandoned = len(self._queue)
-            self._abandoned += abandoned
-            self._queue.clear()
-            unfinished = self._in_flight
+            state.finalized = True
+            abandoned = len(state.queue)
+            state.abandoned += abandoned
+            state.queue.clear()
+            unfinished = state.in_flight
             if unfinished:
-                self._failed += unfinished
-                reasons = self._failure_reasons
+                state.failed += unfinished
+                reasons = state.failure_reasons
                 reasons["shutdown_timeout"] = reasons.get("shutdown_timeout", 0) + unfinished
-                self._in_flight = 0
-            self._cond.notify_all()
-            return bool(abandoned or unfinished or self._failure_reasons.get("cancelled"))
+                state.in_flight = 0
+            state.cond.notify_all()
+            return bool(abandoned or unfinished or state.failure_reasons.get("cancelled"))
 
     def _at_exit(self) -> None:
         self.shutdown(self._atexit_timeout_s)

@@ -12,6 +12,8 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from ragmetrics_core.evidence import Evidence
+from ragmetrics_core.results import ClaimExplanation, EvaluationResult
 from ragmetrics_core.scrub import scrub_secrets
 from ragmetrics_core.text import truncate
 
@@ -76,3 +78,32 @@ class Redactor:
                 return REDACTION_FAILED
             text = redacted
         return truncate(text, limit)
+
+
+def sanitize_result(result: EvaluationResult, redactor: Redactor) -> EvaluationResult:
+    """The result as telemetry may carry it: no evidence matrices, redacted and capped texts."""
+    options = redactor.options
+    explanations = [_sanitize_claim(e, redactor) for e in result.explanations[: options.max_claims]]
+    scores = {
+        metric: entry.model_copy(update={"reason": redactor.error(entry.reason)}) if entry.reason else entry
+        for metric, entry in result.scores.items()
+    }
+    return result.model_copy(
+        update={
+            "scores": scores,
+            "explanations": explanations,
+            "evidence": Evidence(),
+            "error": None if result.error is None else redactor.error(result.error),
+            "metadata": {
+                key: redactor.error(value) if isinstance(value, str) else value
+                for key, value in result.metadata.items()
+                if isinstance(value, str | int | float | bool)
+            },
+        }
+    )
+
+
+def _sanitize_claim(explanation: ClaimExplanation, redactor: Redactor) -> ClaimExplanation:
+    text = redactor.text(explanation.text)
+    rationale = None if explanation.rationale is None else redactor.text(explanation.rationale)
+    return explanation.model_copy(update={"text": text or "", "rationale": rationale})

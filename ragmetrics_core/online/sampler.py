@@ -18,30 +18,13 @@ import random
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from enum import StrEnum
 from typing import Any
 
 from ragmetrics_core.online.types import Origin
+from ragmetrics_core.online.types import SamplingDecision as SamplingDecision  # where it was first declared
 
 _KEY_MASK = (1 << 64) - 1
 _KEY_SPACE = 1 << 64
-
-
-class SamplingDecision(StrEnum):
-    """What happened to one submission (returned by ``submit`` and recorded on the output)."""
-
-    EVALUATED = "evaluated"
-    """Accepted for scoring (queued)."""
-    NOT_SAMPLED = "not_sampled"
-    THROTTLED = "throttled"
-    OVER_BUDGET = "over_budget"
-    QUEUE_FULL = "queue_full"
-    REJECTED = "rejected"
-    """The evaluator was shut down, or the submission itself could not be read."""
-
-    @property
-    def accepted(self) -> bool:
-        return self is SamplingDecision.EVALUATED
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,8 +75,11 @@ def _check_rate(rate: float) -> None:
 
 def sampling_key(origin: Origin) -> int:
     """The 64-bit value the rate is compared against (see the module docstring)."""
-    if origin.trace_id:
-        return origin.trace_id & _KEY_MASK
+    span = origin.span
+    if span is not None:
+        trace_id = span.trace_id  # read once: this runs on the app's thread for every submission
+        if trace_id:
+            return trace_id & _KEY_MASK
     if origin.run_id:
         digest = hashlib.blake2b(origin.run_id.encode("utf-8", "surrogatepass"), digest_size=8).digest()
         return int.from_bytes(digest, "big")

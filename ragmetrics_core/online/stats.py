@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from ragmetrics_core.judges.base import Usage
-from ragmetrics_core.online.dispatch import EmitterStats
+from ragmetrics_core.online.emitters.base import EmitterStats
 
 
 @dataclass(frozen=True, slots=True)

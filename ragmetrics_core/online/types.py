@@ -1,14 +1,19 @@
-"""What integrations hand to the online pipeline.
+"""What crosses the online pipeline's boundaries: from the integrations in, and to the emitters out.
 
 Integrations run on the user's hot path, so they hand over cheap plain records (:class:`SampleDraft`,
-:class:`Origin`); validation into a :class:`~ragmetrics_core.sample.RagSample` happens on the worker.
+:class:`Origin`, :class:`SpanRef`); validation into a :class:`~ragmetrics_core.sample.RagSample` happens on
+the worker. Emitters receive one :class:`EvaluationRecord` per evaluated (or failed) submission, already
+redacted and size-capped, its sample as a :class:`SampleView`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from enum import StrEnum
+from typing import Any, NamedTuple, Protocol
 
+from ragmetrics_core.online.privacy import Redactor
+from ragmetrics_core.results import EvaluationResult, MetricScore, Usage
 from ragmetrics_core.sample import Context, RagSample
 
 
@@ -44,21 +49,47 @@ class SampleDraft:
         )
 
 
+class SpanRef(NamedTuple):
+    """An OpenTelemetry span by its ids, as the API gives them (ints), without holding the span itself.
+
+    The one span reference of the project: integrations read it when a run starts, :class:`Origin` carries
+    it, and the emitters parent their telemetry to it. ``created`` is set when ragmetrics made the span
+    because the app had none. A tuple, not a dataclass: it is built on the app's hot path, where a tuple is
+    the cheapest record Python makes.
+    """
+
+    trace_id: int
+    span_id: int
+    trace_flags: int = 1
+    created: bool = False
+
+    @property
+    def trace_id_hex(self) -> str:
+        return f"{self.trace_id:032x}"
+
+    @property
+    def span_id_hex(self) -> str:
+        return f"{self.span_id:016x}"
+
+    @property
+    def valid(self) -> bool:
+        """OpenTelemetry's rule: an all-zero trace or span id names no span."""
+        return self.trace_id != 0 and self.span_id != 0
+
+
 @dataclass(slots=True, frozen=True)
 class Origin:
     """Where a sample came from: the span it belongs to and the run that produced it.
 
-    ``trace_id``/``span_id`` are the OpenTelemetry ids (ints) of the span that was active when the user's
-    run started (``None`` when the app has no tracing; the pipeline then creates the RAG span itself).
+    ``span`` is the OpenTelemetry span that was active when the user's run started (``None`` when the app
+    has no tracing; the pipeline then creates the RAG span itself).
     ``start_time_ns``/``end_time_ns`` bound the run, for that created span.
     """
 
     framework: str = "manual"
     chain_name: str | None = None
     run_id: str | None = None
-    trace_id: int | None = None
-    span_id: int | None = None
-    trace_flags: int = 0
+    span: SpanRef | None = None
     tags: tuple[str, ...] = ()
     metadata: dict[str, Any] = field(default_factory=dict)
     start_time_ns: int | None = None
@@ -71,3 +102,131 @@ class SampleSink(Protocol):
     def submit(self, sample: RagSample | SampleDraft, origin: Origin | None = None) -> object:
         """Take the sample and return at once; never raise into the caller."""
         ...
+
+
+class SamplingDecision(StrEnum):
+    """What happened to one submission (returned by ``submit`` and recorded on the output)."""
+
+    EVALUATED = "evaluated"
+    """Accepted for scoring (queued)."""
+    NOT_SAMPLED = "not_sampled"
+    THROTTLED = "throttled"
+    OVER_BUDGET = "over_budget"
+    QUEUE_FULL = "queue_full"
+    REJECTED = "rejected"
+    """The evaluator was shut down, or the submission itself could not be read."""
+
+    @property
+    def accepted(self) -> bool:
+        return self is SamplingDecision.EVALUATED
+
+
+@dataclass(frozen=True, slots=True)
+class ContextView:
+    text: str | None
+    id: str | None
+    score: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class SampleView:
+    """The sample as telemetry may show it: texts are ``None`` when not captured."""
+
+    user_input: str | None
+    response: str | None
+    reference: str | None
+    contexts: tuple[ContextView, ...]
+    n_contexts: int
+
+    @classmethod
+    def of(cls, sample: RagSample, redactor: Redactor) -> SampleView:
+        kept = sample.retrieved_contexts[: redactor.options.max_contexts]
+        return cls(
+            user_input=redactor.text(sample.user_input),
+            response=redactor.text(sample.response),
+            reference=redactor.text(sample.reference),
+            contexts=tuple(ContextView(redactor.text(c.text), c.id, c.score) for c in kept),
+            n_contexts=len(sample.retrieved_contexts),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class EvaluationRecord:
+    """One submission that went through the judge, successfully (``error is None``) or not."""
+
+    record_id: str
+    origin: Origin
+    decision: SamplingDecision
+    route: str
+    rate: float
+    subject: SpanRef | None
+    sample_id: str | None
+    sample: SampleView | None
+    result: EvaluationResult | None
+    error: str | None
+    judge: str | None
+    usage: Usage
+    submitted_ns: int
+    started_ns: int
+    finished_ns: int
+    failure: str | None = None
+    """Why it failed, as a class (``invalid_sample``, ``judge_error``, ``timeout``, …): OTel's ``error.type``."""
+    metrics: tuple[str, ...] = ()
+    """The metric ids the evaluator was asked for (what a failed evaluation reports as failed)."""
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None and self.result is not None
+
+    @property
+    def scores(self) -> dict[str, MetricScore]:
+        return {} if self.result is None else dict(self.result.scores)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready view (what the JSONL emitter writes)."""
+        return {
+            "record_id": self.record_id,
+            "sample_id": self.sample_id,
+            "ok": self.ok,
+            "error": self.error,
+            "failure": self.failure,
+            "judge": self.judge,
+            "decision": self.decision.value,
+            "route": self.route,
+            "rate": self.rate,
+            "trace_id": None if self.subject is None else self.subject.trace_id_hex,
+            "span_id": None if self.subject is None else self.subject.span_id_hex,
+            "subject_created": None if self.subject is None else self.subject.created,
+            "origin": {
+                "framework": self.origin.framework,
+                "chain_name": self.origin.chain_name,
+                "run_id": self.origin.run_id,
+                "tags": list(self.origin.tags),
+            },
+            "submitted_ns": self.submitted_ns,
+            "started_ns": self.started_ns,
+            "finished_ns": self.finished_ns,
+            "scores": {
+                metric: {
+                    "score": entry.score,
+                    "label": entry.label,
+                    "threshold": entry.threshold,
+                    "direction": entry.direction.value,
+                    "reason": entry.reason,
+                }
+                for metric, entry in self.scores.items()
+            },
+            "explanations": [e.model_dump(mode="json") for e in self.result.explanations] if self.result else [],
+            "usage": self.usage.model_dump(mode="json"),
+            "sample": None if self.sample is None else _sample_dict(self.sample),
+        }
+
+
+def _sample_dict(sample: SampleView) -> dict[str, Any]:
+    return {
+        "user_input": sample.user_input,
+        "response": sample.response,
+        "reference": sample.reference,
+        "contexts": [{"text": c.text, "id": c.id, "score": c.score} for c in sample.contexts],
+        "n_contexts": sample.n_contexts,
+    }

@@ -23,12 +23,10 @@ from pydantic import ValidationError
 from ragmetrics_core.budget import Budget, cpu_budget
 from ragmetrics_core.engine import AsyncEvaluator
 from ragmetrics_core.judges.base import Usage
-from ragmetrics_core.online.dispatch import EmitterRunner
-from ragmetrics_core.online.emitters.base import SubjectSpanFactory
-from ragmetrics_core.online.privacy import Redactor
-from ragmetrics_core.online.records import EvaluationRecord, SampleView, SpanRef, sanitize_result
-from ragmetrics_core.online.sampler import Route, SamplingDecision
-from ragmetrics_core.online.types import Origin, SampleDraft
+from ragmetrics_core.online.emitters.base import Runner, SubjectSpanFactory
+from ragmetrics_core.online.privacy import Redactor, sanitize_result
+from ragmetrics_core.online.sampler import Route
+from ragmetrics_core.online.types import EvaluationRecord, Origin, SampleDraft, SampleView, SamplingDecision, SpanRef
 from ragmetrics_core.ratelog import RateLimitedLog
 from ragmetrics_core.results import EvaluationResult
 from ragmetrics_core.sample import RagSample
@@ -69,7 +67,7 @@ class WorkerConfig:
     concurrency: int
     evaluation_timeout_s: float | None
     redactor: Redactor
-    runners: Sequence[EmitterRunner]
+    runners: Sequence[Runner]
     subject_factory: SubjectSpanFactory | None
     evaluator_factory: Callable[[], AsyncEvaluator]
     warn: RateLimitedLog
@@ -233,7 +231,8 @@ class Worker:
             return
         redactor = self._config.redactor
         view = None if sample is None else SampleView.of(sample, redactor)
-        subject = SpanRef.from_origin(submission.origin) or self._create_subject(submission.origin, view)
+        span = submission.origin.span
+        subject = span if span is not None and span.valid else self._create_subject(submission.origin, view)
         record = EvaluationRecord(
             record_id=uuid.uuid4().hex,
             origin=submission.origin,

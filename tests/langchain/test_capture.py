@@ -31,7 +31,7 @@ def assert_rag_sample(item: Submitted, question: str, documents: list[Document],
     assert origin.framework == "langchain"
     assert origin.chain_name == "RunnableSequence"
     assert origin.run_id == str(run_id)
-    assert origin.trace_id is None and origin.span_id is None
+    assert origin.span is None
     assert origin.start_time_ns is not None and origin.end_time_ns is not None
     assert origin.start_time_ns <= origin.end_time_ns
     # The draft validates into the core sample model.

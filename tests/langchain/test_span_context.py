@@ -37,7 +37,7 @@ def test_no_active_span_gives_no_ids(
     rag_chain(retriever).invoke(QUESTION, config={"callbacks": [handler]})
     origin = sink.only().origin
     assert origin is not None
-    assert (origin.trace_id, origin.span_id, origin.trace_flags) == (None, None, 0)
+    assert origin.span is None
 
 
 def test_app_span_is_captured_and_the_context_left_alone(
@@ -54,12 +54,13 @@ def test_app_span_is_captured_and_the_context_left_alone(
     origin = sink.only().origin
     expected = app_span.get_span_context()
     assert origin is not None
-    assert (origin.trace_id, origin.span_id, origin.trace_flags) == (
+    assert origin.span is not None
+    assert (origin.span.trace_id, origin.span.span_id, origin.span.trace_flags) == (
         expected.trace_id,
         expected.span_id,
         int(expected.trace_flags),
     )
-    assert origin.trace_flags & trace.TraceFlags.SAMPLED
+    assert origin.span.trace_flags & trace.TraceFlags.SAMPLED
 
 
 async def test_app_span_is_captured_for_async_and_batched_runs(
@@ -74,7 +75,7 @@ async def test_app_span_is_captured_for_async_and_batched_runs(
         await chain.ainvoke(QUESTION, config={"callbacks": [handler]})
     with tracer.start_as_current_span("batch-request") as second:
         chain.batch([QUESTION, QUESTION], config={"callbacks": [handler]})  # runs in worker threads
-    span_ids = [item.origin.span_id for item in sink.items if item.origin]
+    span_ids = [item.origin.span.span_id for item in sink.items if item.origin and item.origin.span]
     assert span_ids == [first.get_span_context().span_id] + [second.get_span_context().span_id] * 2
 
 
@@ -88,8 +89,8 @@ def test_unsampled_app_span_keeps_its_flags(
         rag_chain(retriever).invoke(QUESTION, config={"callbacks": [handler]})
     origin = sink.only().origin
     assert origin is not None
-    assert origin.span_id == span.get_span_context().span_id
-    assert not origin.trace_flags & trace.TraceFlags.SAMPLED
+    assert origin.span is not None and origin.span.span_id == span.get_span_context().span_id
+    assert not origin.span.trace_flags & trace.TraceFlags.SAMPLED
 
 
 @pytest.fixture
@@ -127,8 +128,8 @@ def test_openinference_run_span_is_used_when_the_app_has_no_span(
     rag_chain(retriever).invoke(QUESTION, config={"callbacks": [handler]})
     origin = sink.only().origin
     root = _root_chain_span(exporter)
-    assert origin is not None
-    assert (origin.trace_id, origin.span_id) == (root.context.trace_id, root.context.span_id)
+    assert origin is not None and origin.span is not None
+    assert (origin.span.trace_id, origin.span.span_id) == (root.context.trace_id, root.context.span_id)
 
 
 @pytest.mark.usefixtures("openinference")
@@ -145,5 +146,5 @@ def test_openinference_run_span_under_an_app_span_with_global_instrument(
     origin = sink.only().origin
     root = _root_chain_span(exporter)
     assert root.parent is not None and root.parent.span_id == app_span.get_span_context().span_id
-    assert origin is not None
-    assert (origin.trace_id, origin.span_id) == (root.context.trace_id, root.context.span_id)
+    assert origin is not None and origin.span is not None
+    assert (origin.span.trace_id, origin.span.span_id) == (root.context.trace_id, root.context.span_id)

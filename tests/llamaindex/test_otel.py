@@ -29,7 +29,8 @@ def test_origin_has_the_active_span_ids_and_our_capture_creates_no_span(
         index.as_query_engine(llm=MockLLM(max_tokens=2)).query("capital of Italy")
         context = request_span.get_span_context()
     _, origin = sink.only()
-    assert (origin.trace_id, origin.span_id, origin.trace_flags) == (
+    assert origin.span is not None
+    assert (origin.span.trace_id, origin.span.span_id, origin.span.trace_flags) == (
         context.trace_id,
         context.span_id,
         int(context.trace_flags),
@@ -54,4 +55,4 @@ async def test_concurrent_requests_keep_their_own_span(
             await engine.aquery(question)
 
     await asyncio.gather(*(request(q) for q in ["capital of France", "capital of Spain", "capital of Italy"]))
-    assert {d.user_input: o.span_id for d, o in sink.items if o is not None} == expected
+    assert {d.user_input: o.span.span_id for d, o in sink.items if o is not None and o.span} == expected

@@ -180,7 +180,7 @@ def test_shutdown_with_an_unreachable_collector_returns_within_its_timeout(make_
 
 
 def test_phoenix_annotations_need_a_span_to_attach_to() -> None:
-    from ragmetrics_core.online.records import SpanRef
+    from ragmetrics_core.online.types import SpanRef
 
     emitter = PhoenixEmitter(base_url="http://127.0.0.1:9", api_key="px-secret-key")
     assert "px-secret-key" not in repr(emitter)

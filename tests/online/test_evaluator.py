@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from ragmetrics_core.online import CallbackEmitter, EvaluationRecord, OnlineEvaluator, Sampler, SamplingDecision
-from ragmetrics_core.online.types import Origin, SampleDraft
+from ragmetrics_core.online.types import Origin, SampleDraft, SpanRef
 from ragmetrics_core.sample import RagSample
 from tests.online.conftest import paris_draft
 from tests.online.judges import ScriptedJudge
@@ -33,7 +33,7 @@ def settled(stats: Any) -> int:
 def test_a_draft_is_scored_in_the_background_and_handed_to_emitters(make_online: MakeOnline) -> None:
     records, emitter = collect()
     online = make_online(emitters=[emitter])
-    origin = Origin(framework="test", chain_name="qa", run_id="run-1", trace_id=0xABC, span_id=0x12, trace_flags=1)
+    origin = Origin(framework="test", chain_name="qa", run_id="run-1", span=SpanRef(0xABC, 0x12, trace_flags=1))
     assert online.submit(paris_draft(), origin) is SamplingDecision.EVALUATED
     assert online.flush(10)
     (record,) = records
@@ -141,7 +141,7 @@ def test_accounting_is_exact_under_sampling_throttle_and_concurrent_threads(make
     def hammer(seed: int) -> None:
         rng = random.Random(seed)
         for _ in range(per_thread):
-            online.submit(paris_draft(), Origin(trace_id=rng.getrandbits(128) | 1, span_id=1))
+            online.submit(paris_draft(), Origin(span=SpanRef(rng.getrandbits(128) | 1, 1)))
 
     threads = [threading.Thread(target=hammer, args=(n,)) for n in range(6)]
     for thread in threads:

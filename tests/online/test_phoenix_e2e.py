@@ -159,8 +159,9 @@ def test_scores_reach_phoenix_under_the_apps_own_span(phoenix_url: str) -> None:
     spans = poll(lambda: project_spans(client, project), lambda s: len(s) >= 2, 30)
     by_name = {span["name"]: span for span in spans}
     rag, evaluation = by_name["rag-chain"], by_name[sc.EVALUATION_SPAN_NAME]
-    assert rag["context"]["span_id"] == f"{origin.span_id:016x}"
-    assert evaluation["context"]["trace_id"] == rag["context"]["trace_id"] == f"{origin.trace_id:032x}"
+    assert origin.span is not None
+    assert rag["context"]["span_id"] == origin.span.span_id_hex
+    assert evaluation["context"]["trace_id"] == rag["context"]["trace_id"] == origin.span.trace_id_hex
     assert evaluation["parent_id"] == rag["context"]["span_id"]
     assert evaluation["span_kind"] == "EVALUATOR"
     assert evaluation["attributes"][sc.score_attribute("context_recall")] == pytest.approx(1.0)

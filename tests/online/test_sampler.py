@@ -9,7 +9,7 @@ import pytest
 from opentelemetry.sdk.trace.sampling import Decision, TraceIdRatioBased
 
 from ragmetrics_core.online.sampler import Route, Sampler, SamplingDecision, sampling_key
-from ragmetrics_core.online.types import Origin
+from ragmetrics_core.online.types import Origin, SpanRef
 
 
 class FakeClock:
@@ -27,7 +27,7 @@ def test_rate_decision_matches_opentelemetry_trace_id_ratio_based() -> None:
         otel = TraceIdRatioBased(rate)
         for _ in range(2000):
             trace_id = rng.getrandbits(128) or 1
-            ours = sampler.select(Origin(trace_id=trace_id, span_id=1)) is not None
+            ours = sampler.select(Origin(span=SpanRef(trace_id, 1))) is not None
             theirs = otel.should_sample(None, trace_id, "span").decision is Decision.RECORD_AND_SAMPLE
             assert ours == theirs, (rate, hex(trace_id))
 
@@ -37,7 +37,7 @@ def test_observed_rate_is_within_five_standard_errors(rate: float) -> None:
     rng = random.Random(int(rate * 1000))
     n = 20_000
     sampler = Sampler(rate)
-    kept = sum(sampler.select(Origin(trace_id=rng.getrandbits(128) or 1)) is not None for _ in range(n))
+    kept = sum(sampler.select(Origin(span=SpanRef(rng.getrandbits(128) or 1, 1))) is not None for _ in range(n))
     sigma = math.sqrt(n * rate * (1 - rate))
     assert abs(kept - n * rate) < 5 * sigma
 
@@ -45,8 +45,8 @@ def test_observed_rate_is_within_five_standard_errors(rate: float) -> None:
 def test_same_trace_is_decided_the_same_way_every_time_and_in_every_sampler() -> None:
     rng = random.Random(3)
     ids = [rng.getrandbits(128) or 1 for _ in range(500)]
-    first = [Sampler(0.3).select(Origin(trace_id=t)) is not None for t in ids]
-    again = [Sampler(0.3).select(Origin(trace_id=t)) is not None for t in ids]
+    first = [Sampler(0.3).select(Origin(span=SpanRef(t, 1))) is not None for t in ids]
+    again = [Sampler(0.3).select(Origin(span=SpanRef(t, 1))) is not None for t in ids]
     assert first == again
     assert 0 < sum(first) < len(ids)
 
@@ -71,8 +71,8 @@ def test_without_any_id_the_decision_is_random_at_the_rate() -> None:
 
 
 def test_rate_zero_and_one_are_exact() -> None:
-    assert all(Sampler(0.0).select(Origin(trace_id=t)) is None for t in (1, 2**64 - 1, 2**128 - 1))
-    assert all(Sampler(1.0).select(Origin(trace_id=t)) is not None for t in (1, 2**64 - 1, 2**128 - 1))
+    assert all(Sampler(0.0).select(Origin(span=SpanRef(t, 1))) is None for t in (1, 2**64 - 1, 2**128 - 1))
+    assert all(Sampler(1.0).select(Origin(span=SpanRef(t, 1))) is not None for t in (1, 2**64 - 1, 2**128 - 1))
 
 
 def test_routes_match_chain_name_tags_and_metadata_in_order() -> None:
@@ -85,10 +85,10 @@ def test_routes_match_chain_name_tags_and_metadata_in_order() -> None:
         ],
     )
     assert sampler.route_for(Origin(chain_name="support", tags=("prod", "eu"))).name == "chain=support,tag=prod"
-    assert sampler.select(Origin(chain_name="support", tags=("prod",), trace_id=5)) is not None
-    assert sampler.select(Origin(chain_name="support", tags=("dev",), trace_id=5)) is None
+    assert sampler.select(Origin(chain_name="support", tags=("prod",), span=SpanRef(5, 1))) is not None
+    assert sampler.select(Origin(chain_name="support", tags=("dev",), span=SpanRef(5, 1))) is None
     assert sampler.route_for(Origin(metadata={"tenant": "acme"})).name == "acme"
-    assert sampler.select(Origin(metadata={"tenant": "other"}, trace_id=5)) is None
+    assert sampler.select(Origin(metadata={"tenant": "other"}, span=SpanRef(5, 1))) is None
     assert sampler.route_for(Origin(chain_name="other")).name == "default"
 
 

@@ -1,15 +1,23 @@
-"""The emitter protocol: where evaluation records go (OpenTelemetry, Phoenix, JSONL, a callback).
+"""What an emitter is (where evaluation records go: OpenTelemetry, Phoenix, JSONL, a callback) and how each is run.
 
-Each emitter runs on its own thread behind a bounded queue (see ``ragmetrics_core.online.dispatch``), so
-``emit`` may block on I/O; a slow, failing or hung emitter delays nobody but itself.
+No emitter ever holds up another one, or the scoring. An emitter that can block (Phoenix's REST calls, a file,
+an OTel SDK with a ``SimpleSpanProcessor``) runs on its own thread behind a bounded queue
+(:class:`EmitterRunner`), so its ``emit`` may block on I/O and a slow, failing or hung emitter delays nobody but
+itself. A :class:`DirectEmitter` whose ``emit`` only hands data to queues that never block (the OTel emitter in
+front of the SDK's batch processors) is called on the scoring worker's thread (:class:`DirectRunner`): a second
+queue and thread in front of the SDK's own would only add a copy.
 """
 
 from __future__ import annotations
 
+import queue
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
-from ragmetrics_core.online.records import EvaluationRecord, SampleView, SpanRef
-from ragmetrics_core.online.types import Origin
+from ragmetrics_core.online.types import EvaluationRecord, Origin, SampleView, SpanRef
 
 
 @runtime_checkable
@@ -33,7 +41,240 @@ class Emitter(Protocol):
 
 
 @runtime_checkable
+class DirectEmitter(Protocol):
+    """An emitter that may know its ``emit`` never blocks (the OTel emitter in front of batch processors)."""
+
+    def hands_off_without_blocking(self) -> bool:
+        """``True`` when ``emit`` only appends to bounded queues drained by someone else's thread."""
+        ...
+
+    @property
+    def dropped(self) -> int:
+        """Records those queues dropped."""
+        ...
+
+
+@runtime_checkable
 class SubjectSpanFactory(Protocol):
     """Creates the RAG span for a run the app did not trace, so the scores have a span to attach to."""
 
     def create_subject_span(self, origin: Origin, sample: SampleView | None) -> SpanRef | None: ...
+
+
+# ---------------------------------------------------------------- running emitters
+
+FailureHook = Callable[[str, str, BaseException], None]
+"""Called as ``hook(emitter_name, operation, exception)`` when an emitter raises."""
+
+
+@dataclass(frozen=True, slots=True)
+class EmitterStats:
+    emitted: int
+    failed: int
+    dropped: int
+
+
+@dataclass(slots=True)
+class Flush:
+    timeout_s: float
+    done: threading.Event
+    ok: bool = False
+    queued: bool = False
+
+
+@dataclass(slots=True)
+class _Stop:
+    timeout_s: float
+
+
+class Runner(Protocol):
+    """What the online evaluator and its worker see of an emitter: offer a record, flush, close, count."""
+
+    @property
+    def name(self) -> str: ...
+
+    def offer(self, record: EvaluationRecord) -> bool:
+        """Hand one record over without waiting; ``False`` when it was dropped."""
+        ...
+
+    def begin_flush(self, timeout_s: float) -> Flush: ...
+
+    def wait_flushed(self, marker: Flush, timeout_s: float) -> bool: ...
+
+    def begin_close(self, timeout_s: float) -> bool: ...
+
+    def wait_closed(self, timeout_s: float) -> bool: ...
+
+    def stats(self) -> EmitterStats: ...
+
+
+def start_runner(emitter: Emitter, name: str, max_pending: int, on_failure: FailureHook) -> Runner:
+    """A :class:`DirectRunner` for an emitter that says it never blocks, else an :class:`EmitterRunner`."""
+    if isinstance(emitter, DirectEmitter):
+        try:
+            direct = emitter.hands_off_without_blocking()
+        except Exception as exc:
+            on_failure(name, "hands_off_without_blocking", exc)
+            direct = False
+        if direct:
+            return DirectRunner(emitter, name, on_failure)
+    return EmitterRunner(emitter, name, max_pending, on_failure)
+
+
+class EmitterRunner:
+    """One emitter, one daemon thread, one bounded queue; records offered to a full queue are dropped."""
+
+    def __init__(self, emitter: Emitter, name: str, max_pending: int, on_failure: FailureHook) -> None:
+        self.emitter = emitter
+        self.name = name
+        self._on_failure = on_failure
+        self._queue: queue.Queue[EvaluationRecord | Flush | _Stop] = queue.Queue(maxsize=max_pending)
+        self._emitted = 0
+        self._failed = 0
+        self._dropped = 0
+        self._stopped = False
+        self._thread = threading.Thread(target=self._run, name=f"ragmetrics-emit-{name}", daemon=True)
+        self._thread.start()
+
+    def offer(self, record: EvaluationRecord) -> bool:
+        if self._stopped:
+            self._dropped += 1
+            return False
+        try:
+            self._queue.put_nowait(record)
+        except queue.Full:
+            self._dropped += 1
+            return False
+        return True
+
+    def begin_flush(self, timeout_s: float) -> Flush:
+        """Queue a flush marker behind everything offered so far, without waiting for room."""
+        marker = Flush(timeout_s=max(0.0, timeout_s), done=threading.Event())
+        try:
+            self._queue.put_nowait(marker)
+            marker.queued = True
+        except queue.Full:  # queued by wait_flushed, once the backlog has room
+            pass
+        return marker
+
+    def wait_flushed(self, marker: Flush, timeout_s: float) -> bool:
+        """Whether the records before ``marker`` were emitted and the emitter flushed, within ``timeout_s``."""
+        deadline = time.monotonic() + max(0.0, timeout_s)
+        if not marker.queued:
+            try:
+                self._queue.put(marker, timeout=max(0.0, timeout_s))
+            except queue.Full:
+                return False
+        return marker.done.wait(max(0.0, deadline - time.monotonic())) and marker.ok
+
+    def begin_close(self, timeout_s: float) -> bool:
+        """Ask the thread to emit what is queued and shut the emitter down (given ``timeout_s``)."""
+        self._stopped = True
+        try:
+            self._queue.put_nowait(_Stop(timeout_s=max(0.0, timeout_s)))
+        except queue.Full:  # a hung emitter with a full backlog: its daemon thread is left behind
+            return False
+        return True
+
+    def wait_closed(self, timeout_s: float) -> bool:
+        self._thread.join(max(0.0, timeout_s))
+        return not self._thread.is_alive()
+
+    def stats(self) -> EmitterStats:
+        return EmitterStats(emitted=self._emitted, failed=self._failed, dropped=self._dropped)
+
+    def _run(self) -> None:
+        while True:
+            item = self._queue.get()
+            if isinstance(item, _Stop):
+                self._guarded("shutdown", self.emitter.shutdown, item.timeout_s)
+                return
+            if isinstance(item, Flush):
+                item.ok = self._guarded("force_flush", self.emitter.force_flush, item.timeout_s) is True
+                item.done.set()
+                continue
+            try:
+                self.emitter.emit(item)
+            except Exception as exc:  # an emitter's failure is counted and logged, never propagated
+                self._failed += 1
+                self._on_failure(self.name, "emit", exc)
+            else:
+                self._emitted += 1
+
+    def _guarded(self, operation: str, action: Callable[[float], object], timeout_s: float) -> object:
+        try:
+            return action(timeout_s)
+        except Exception as exc:
+            self._on_failure(self.name, operation, exc)
+            return None
+
+
+class DirectRunner:
+    """An emitter called on the scoring worker's thread, for one whose ``emit`` never blocks.
+
+    ``offer`` runs ``emit`` at once (one thread calls it, the worker's); flush and shutdown, which wait for an
+    export, run on a short-lived thread each so that a stuck exporter delays only this emitter. ``dropped`` is
+    what the emitter reports its downstream queues dropped, plus records offered after close.
+    """
+
+    def __init__(self, emitter: Emitter, name: str, on_failure: FailureHook) -> None:
+        self.emitter = emitter
+        self.name = name
+        self._on_failure = on_failure
+        self._emitted = 0
+        self._failed = 0
+        self._refused = 0
+        self._stopped = False
+        self._closing: threading.Thread | None = None
+
+    def offer(self, record: EvaluationRecord) -> bool:
+        if self._stopped:
+            self._refused += 1
+            return False
+        try:
+            self.emitter.emit(record)
+        except Exception as exc:  # an emitter's failure is counted and logged, never propagated
+            self._failed += 1
+            self._on_failure(self.name, "emit", exc)
+        else:
+            self._emitted += 1
+        return True
+
+    def begin_flush(self, timeout_s: float) -> Flush:
+        marker = Flush(timeout_s=max(0.0, timeout_s), done=threading.Event(), queued=True)
+
+        def flush() -> None:
+            marker.ok = self._guarded("force_flush", self.emitter.force_flush, marker.timeout_s) is True
+            marker.done.set()
+
+        threading.Thread(target=flush, name=f"ragmetrics-flush-{self.name}", daemon=True).start()
+        return marker
+
+    def wait_flushed(self, marker: Flush, timeout_s: float) -> bool:
+        return marker.done.wait(max(0.0, timeout_s)) and marker.ok
+
+    def begin_close(self, timeout_s: float) -> bool:
+        self._stopped = True
+        self._closing = threading.Thread(
+            target=self._guarded, args=("shutdown", self.emitter.shutdown, max(0.0, timeout_s)),
+            name=f"ragmetrics-close-{self.name}", daemon=True,
+        )
+        self._closing.start()
+        return True
+
+    def wait_closed(self, timeout_s: float) -> bool:
+        if self._closing is None:
+            return True
+        self._closing.join(max(0.0, timeout_s))
+        return not self._closing.is_alive()
+
+    def stats(self) -> EmitterStats:
+        downstream = self.emitter.dropped if isinstance(self.emitter, DirectEmitter) else 0
+        return EmitterStats(emitted=self._emitted, failed=self._failed, dropped=self._refused + downstream)
+
+    def _guarded(self, operation: str, action: Callable[[float], object], timeout_s: float) -> object:
+        try:
+            return action(timeout_s)
+        except Exception as exc:
+            self._on_failure(self.name, operation, exc)
+            return None

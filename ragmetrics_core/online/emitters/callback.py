@@ -6,7 +6,7 @@ import asyncio
 import inspect
 from collections.abc import Callable
 
-from ragmetrics_core.online.records import EvaluationRecord
+from ragmetrics_core.online.types import EvaluationRecord
 
 
 class CallbackEmitter:

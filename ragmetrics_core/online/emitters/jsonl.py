@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 from typing import IO
 
-from ragmetrics_core.online.records import EvaluationRecord
+from ragmetrics_core.online.types import EvaluationRecord
 
 
 class JsonlEmitter:

@@ -5,6 +5,10 @@ The evaluated span has usually ended by the time scores exist, so the evaluation
 ``gen_ai.evaluation.result`` log record carries that span's context. When the app had no tracing, the
 RAG span is created here (with OpenInference attributes, from the run's own start/end times) so the
 scores have a trace to live in.
+
+When every processor of the app's providers is one of the SDK's batch processors, handing them a span or a
+log record never blocks, so the emitter is called on the scoring worker's thread directly and counts what
+those processors' queues drop (``otel_sdk``); otherwise it runs behind a thread of its own.
 """
 
 from __future__ import annotations
@@ -23,8 +27,8 @@ from opentelemetry.util.types import AttributeValue
 
 from ragmetrics_core.explain import metric_explanations
 from ragmetrics_core.online import semconv as sc
-from ragmetrics_core.online.records import EvaluationRecord, SampleView, SpanRef
-from ragmetrics_core.online.types import Origin
+from ragmetrics_core.online.emitters.otel_sdk import SdkHandOff, non_blocking_hand_off
+from ragmetrics_core.online.types import EvaluationRecord, Origin, SampleView, SpanRef
 from ragmetrics_core.results import ClaimExplanation, MetricScore
 
 _SCOPE = "ragmetrics"
@@ -70,6 +74,7 @@ class OtelEmitter:
         self._name = name
         self._tracer: Tracer | None = None
         self._logger: Logger | None = None
+        self._hand_off: SdkHandOff | None = None
         # RAG spans created on the worker thread, ended on this emitter's thread: with the app's
         # SimpleSpanProcessor, ending a span exports it on the calling thread, and a slow or unreachable
         # collector must never stall scoring. Bounded: spans of records this emitter never sees are ended later.
@@ -80,6 +85,18 @@ class OtelEmitter:
     @property
     def name(self) -> str:
         return self._name
+
+    def hands_off_without_blocking(self) -> bool:
+        """Whether ``emit`` only appends to the SDK's batch queues, so it needs no thread of its own. Asked once,
+        when the pipeline starts: processors the app adds later are not seen."""
+        logger_provider = self._resolved_logger_provider() if self._log_events else None
+        self._hand_off = non_blocking_hand_off(self._tracer_provider or trace.get_tracer_provider(), logger_provider)
+        return self._hand_off is not None
+
+    @property
+    def dropped(self) -> int:
+        """Spans and log records handed over while the SDK's queue was full (it dropped one item for each)."""
+        return 0 if self._hand_off is None else self._hand_off.dropped
 
     # ------------------------------------------------------------------ subject span
 
@@ -117,6 +134,8 @@ class OtelEmitter:
                 if found is not None:
                     ending.append(found)
         for span, end in ending:
+            if self._hand_off is not None:
+                self._hand_off.note_span()
             span.end(end_time=end)
 
     # ------------------------------------------------------------------ emitter
@@ -137,6 +156,8 @@ class OtelEmitter:
             if record.error is not None:
                 span.set_status(Status(StatusCode.ERROR, record.error))
         finally:
+            if self._hand_off is not None:
+                self._hand_off.note_span()
             span.end(end_time=max(record.started_ns, record.finished_ns))
         if self._log_events and (record.result is not None or record.metrics):
             # Without a subject the evaluation span is the only span there is, so the events hang off it.
@@ -197,7 +218,10 @@ class OtelEmitter:
         else:
             severity = SeverityNumber.ERROR
             events = [_failure_event_attributes(metric, record) for metric in record.metrics]
+        hand_off = self._hand_off
         for attributes in events:
+            if hand_off is not None:
+                hand_off.note_log()
             logger.emit(
                 timestamp=record.finished_ns,
                 context=context,

@@ -13,7 +13,7 @@ from typing import Any, Literal
 from phoenix.client import Client
 
 from ragmetrics_core.explain import metric_explanations
-from ragmetrics_core.online.records import EvaluationRecord
+from ragmetrics_core.online.types import EvaluationRecord
 from ragmetrics_core.results import MetricScore
 
 AnnotatorKind = Literal["LLM", "CODE", "HUMAN"]
