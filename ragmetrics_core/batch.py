@@ -16,7 +16,7 @@ import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from ragmetrics_core.aggregate import MetricAggregate
 from ragmetrics_core.engine import AsyncEvaluator, Evaluator, run_sync
@@ -66,6 +66,20 @@ class BatchRun:
         return results_to_pandas(self.results)
 
 
+class FileEngine(Protocol):
+    """Scores a file run's samples somewhere else (``ragmetrics_core.scale``: on Ray) and hands each result to
+    ``record`` on this thread as it arrives; reading, resuming, writing and the summary stay :func:`evaluate_file`'s."""
+
+    def __call__(
+        self,
+        todo: Sequence[LoadedSample],
+        record: Callable[[LoadedSample, EvaluationResult], None],
+        *,
+        progress: bool,
+        resumed: int,
+    ) -> None: ...
+
+
 def evaluate_file(
     source: Source,
     *,
@@ -81,6 +95,7 @@ def evaluate_file(
     progress: bool | None = None,
     on_row_error: Callable[[RowError], None] | None = None,
     aggregate_mode: AggregateMode | None = None,
+    engine: FileEngine | None = None,
 ) -> BatchRun:
     """Evaluate every sample in ``source`` and append one row per sample to ``out`` (JSONL, or CSV by
     extension).
@@ -99,6 +114,8 @@ def evaluate_file(
       from the claims and verdicts it carries, with RAGChecker's metrics unless ``metrics`` says otherwise.
     - ``aggregate_mode`` for :meth:`BatchRun.summary`: ``ragchecker`` (undetermined counts as 0, as
       RAGChecker reports) is the default for RAGChecker input, ``determined`` otherwise.
+    - ``engine``: score elsewhere (e.g. ``ragmetrics_core.scale.ray_engine.RayFileEngine``), which builds its own
+      evaluators; everything else about the run is the same.
     """
     if concurrency < 1:
         raise ValueError("concurrency must be at least 1")
@@ -113,7 +130,9 @@ def evaluate_file(
     if metrics is None and from_ragchecker:
         metrics = RAGCHECKER_METRICS
     run.aggregate_mode = aggregate_mode or ("ragchecker" if from_ragchecker else "determined")
-    if evaluator is None:
+    if saw_evidence and engine is not None:
+        raise ValueError("RAGChecker input carries its own claims and verdicts: score it in one process")
+    if evaluator is None and engine is None:
         if isinstance(judge, JudgeSettings):
             evaluator = build_evaluator(judge, metrics, options)
         else:
@@ -126,7 +145,10 @@ def evaluate_file(
     show_progress = sys.stderr.isatty() if progress is None else progress
     try:
         runner = _Runner(evaluator, writer, run, concurrency, show_progress)
-        run_sync(runner.run(todo))
+        if engine is None:
+            run_sync(runner.run(todo))
+        else:
+            engine(todo, runner._record, progress=show_progress, resumed=run.resumed)
     finally:
         if writer is not None:
             writer.close()
@@ -177,7 +199,7 @@ def _plan(
 class _Runner:
     def __init__(
         self,
-        evaluator: AsyncEvaluator,
+        evaluator: AsyncEvaluator | None,
         writer: ResultWriter | None,
         run: BatchRun,
         concurrency: int,
@@ -202,6 +224,7 @@ class _Runner:
             )
 
     async def _evaluate(self, loaded: LoadedSample) -> EvaluationResult:
+        assert self.evaluator is not None  # None only with an engine, which scores elsewhere
         try:
             if loaded.evidence is not None and isinstance(self.evaluator, Evaluator):
                 result = await self.evaluator.aevaluate(loaded.sample, evidence=loaded.evidence)
