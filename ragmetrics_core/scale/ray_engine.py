@@ -85,6 +85,8 @@ def score_dataset(
         batch_format="pyarrow",
         compute=ray.data.ActorPoolStrategy(size=workers),
         num_cpus=worker_cpus,
+        # Workers on other machines do not share the driver's environment: the judge settings found in it go along.
+        runtime_env={"env_vars": dict(scorer.environment)} if scorer.environment else None,
     )
 
 

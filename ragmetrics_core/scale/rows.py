@@ -11,6 +11,8 @@ columns the CLI writes: those of a CSV results file, plus ``record``, the JSONL 
 from __future__ import annotations
 
 import json
+import os
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -34,6 +36,18 @@ RECORD_COLUMN = "record"
 ID_COLUMN, LINE_COLUMN, SAMPLE_COLUMN = "_ragmetrics_id", "_ragmetrics_line", "_ragmetrics_sample"
 
 
+_FORWARDED = re.compile(r"^(RAGMETRICS_|OPENAI_BASE_URL$|OPENAI_ORG)")
+_SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|AUTH", re.IGNORECASE)
+
+
+def forwarded_environment(environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The judge configuration this process has in its environment (``RAGMETRICS_*``, ``OPENAI_BASE_URL``), to
+    set on workers of another machine, which do not share it. Anything named like a secret stays behind: workers
+    read keys from their own environment (``JudgeSettings.api_key_env``)."""
+    env = os.environ if environ is None else environ
+    return {name: value for name, value in env.items() if _FORWARDED.match(name) and not _SECRET_NAME.search(name)}
+
+
 def prepared_row(loaded: LoadedSample) -> dict[str, Any]:
     """A sample read on the driver, as a row a worker scores as it is (id and input line kept)."""
     return {ID_COLUMN: loaded.id, LINE_COLUMN: loaded.line, SAMPLE_COLUMN: loaded.sample.model_dump_json()}
@@ -45,6 +59,8 @@ class RowScorer:
 
     ``concurrency``: samples in flight at once within a batch (what an LLM judge needs; the embedded judge is
     CPU-bound and gains nothing past 1). ``columns``: field → column mapping for raw rows, as ``--column``.
+    ``environment``: variables the workers need set (default: :func:`forwarded_environment` of this process; an
+    engine sets them on its workers, e.g. Ray's ``runtime_env``).
     """
 
     def __init__(
@@ -56,6 +72,7 @@ class RowScorer:
         concurrency: int = 4,
         columns: Mapping[str, str] | None = None,
         gate: RequestGate | None = None,
+        environment: Mapping[str, str] | None = None,
     ) -> None:
         if concurrency < 1:
             raise ValueError("concurrency must be at least 1")
@@ -65,6 +82,7 @@ class RowScorer:
         self.concurrency = concurrency
         self.columns = dict(columns or {})
         self.gate = gate
+        self.environment = forwarded_environment() if environment is None else dict(environment)
         self._evaluator: AsyncEvaluator | None = None
 
     def __getstate__(self) -> dict[str, Any]:

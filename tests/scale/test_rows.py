@@ -126,3 +126,13 @@ async def test_the_budget_refuses_once_spent_and_says_so() -> None:
 def test_a_usd_budget_needs_a_price() -> None:
     with pytest.raises(ValueError, match="price"):
         ProviderLimits(budget_usd=1.0)
+
+
+def test_workers_get_the_judge_settings_of_the_environment_but_no_secret() -> None:
+    from ragmetrics_core.scale.rows import forwarded_environment
+
+    environ = {"RAGMETRICS_EMBEDDING_MODEL": "e", "OPENAI_BASE_URL": "http://h/v1", "RAGMETRICS_JUDGE_API_KEY": KEY,
+               "OPENAI_API_KEY": KEY, "HOME": "/root", "RAGMETRICS_JUDGE_MODEL": "m"}
+    assert forwarded_environment(environ) == {
+        "RAGMETRICS_EMBEDDING_MODEL": "e", "OPENAI_BASE_URL": "http://h/v1", "RAGMETRICS_JUDGE_MODEL": "m",
+    }
