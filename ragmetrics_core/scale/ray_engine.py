@@ -49,7 +49,9 @@ def connect(address: str | None = None, *, workers: int = 2) -> bool:
         ray.init(address=address, log_to_driver=False, logging_level=logging.WARNING)
         started = False
     else:
-        ray.init(num_cpus=workers + 1, include_dashboard=False, log_to_driver=False, logging_level=logging.WARNING)
+        # address="local": a new instance of our own, even when `ray start` left one running on this machine.
+        ray.init(address="local", num_cpus=workers + 1, include_dashboard=False, log_to_driver=False,
+                 logging_level=logging.WARNING)
         started = True
     context = ray.data.DataContext.get_current()
     context.enable_progress_bars = False  # the CLI draws its own bar over finished samples
