@@ -136,3 +136,22 @@ def test_workers_get_the_judge_settings_of_the_environment_but_no_secret() -> No
     assert forwarded_environment(environ) == {
         "RAGMETRICS_EMBEDDING_MODEL": "e", "OPENAI_BASE_URL": "http://h/v1", "RAGMETRICS_JUDGE_MODEL": "m",
     }
+
+
+def test_the_budget_holds_in_one_process_too(tmp_path: Any) -> None:
+    from ragmetrics_core.batch import evaluate_file
+    from tests.cli.conftest import good_row
+    from tests.llm.fake_openai_server import FakeOpenAIServer
+
+    rows = [{**good_row(index), "id": f"s{index}"} for index in range(12)]
+    with FakeOpenAIServer() as server:
+        settings = JudgeSettings(kind="openai", models=["fake-judge"], base_url=server.base_url,
+                                 limits=ProviderLimits(max_tokens=3000))
+        run = evaluate_file(rows, judge=settings, concurrency=1, progress=False)
+        used = sum(call.prompt_tokens + call.completion_tokens for call in server.calls())
+    exhausted = [result for result in run.results
+                 if any("budget exhausted" in error for error in result.evidence.errors.values())]
+    assert 0 < len(exhausted) < 12
+    assert 3000 <= used < 3000 + max(call.prompt_tokens + call.completion_tokens for call in server.calls()) * 2
+    assert all(score.score is None for result in exhausted for score in result.scores.values()
+               if "budget exhausted" in score.reason)
