@@ -21,7 +21,6 @@ from tests.cli.conftest import ROOT, cli_env
 # otherwise puts even a local node on the machine's outward address), and drivers send the head node's token.
 LOCAL_RAY = {"RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0", "RAY_AUTH_MODE": "token", "RAY_USAGE_STATS_ENABLED": "0"}
 os.environ.update(LOCAL_RAY)
-ray = pytest.importorskip("ray")
 
 
 def free_port() -> int:
@@ -46,6 +45,7 @@ def _ray_cli() -> str:
 
 @pytest.fixture(scope="session")
 def ray_head() -> Iterator[str]:
+    ray = pytest.importorskip("ray")
     port = free_port()
     command = [
         _ray_cli(), "start", "--head", "--port", str(port), "--num-cpus", "3", "--node-ip-address", "127.0.0.1",

@@ -19,6 +19,7 @@ from tests.cli.conftest import cli_command, read_jsonl, write_jsonl
 from tests.scale.conftest import ray_env, records_by_id
 from tests.scale.samples import varied_rows
 
+pytest.importorskip("ray")
 pytestmark = pytest.mark.slow
 
 

@@ -17,6 +17,7 @@ from tests.cli.conftest import cli_command, good_row, read_jsonl, write_jsonl
 from tests.llm.fake_openai_server import FakeOpenAIServer
 from tests.scale.conftest import ray_env
 
+pytest.importorskip("ray")
 pytestmark = pytest.mark.slow
 LIMIT = 20.0  # requests per second, the fake provider's and ours
 PRICE = (1000.0, 2000.0)  # USD per million prompt / completion tokens: a sample costs cents

@@ -18,6 +18,7 @@ from tests.cli.conftest import cli_command, good_row, read_jsonl, write_jsonl
 from tests.llm.fake_openai_server import FakeOpenAIServer
 from tests.scale.conftest import ray_env, records_by_id
 
+pytest.importorskip("ray")
 pytestmark = pytest.mark.slow
 ROWS = 48
 

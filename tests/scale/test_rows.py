@@ -155,3 +155,23 @@ def test_the_budget_holds_in_one_process_too(tmp_path: Any) -> None:
     assert 3000 <= used < 3000 + max(call.prompt_tokens + call.completion_tokens for call in server.calls()) * 2
     assert all(score.score is None for result in exhausted for score in result.scores.values()
                if "budget exhausted" in score.reason)
+
+
+def test_the_core_works_without_ray(tmp_path: Any) -> None:
+    import subprocess
+    import sys
+
+    from tests.cli.conftest import cli_env, good_row, write_jsonl
+
+    write_jsonl(tmp_path / "rows.jsonl", [good_row(1)])
+    script = (
+        "import sys; sys.modules['ray'] = None  # as if Ray were not installed\n"
+        "import ragmetrics_core, ragmetrics_core.scale\n"
+        "from ragmetrics_core.cli import main\n"
+        "assert main(['evaluate', 'rows.jsonl', '--no-progress']) == 0\n"
+        "sys.exit(main(['evaluate', 'rows.jsonl', '--engine', 'ray']))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env=cli_env(), capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 2, done.stderr
+    assert "pip install 'ragmetrics[ray]'" in done.stderr
