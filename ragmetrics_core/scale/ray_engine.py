@@ -183,8 +183,12 @@ class RayFileEngine:
                     table: pyarrow.Table = batch
                     for row in table.select(["record"]).to_pylist():
                         result = result_from_row(row)
-                        record(by_id[result.sample_id or ""], result)
-                        bar.update(1)
+                        # pop: should Ray ever hand a batch over twice (a task re-run to rebuild a lost block),
+                        # its rows are written once all the same.
+                        loaded = by_id.pop(result.sample_id or "", None)
+                        if loaded is not None:
+                            record(loaded, result)
+                            bar.update(1)
             if gate is not None:
                 self.quota = gate.stats()
         finally:
