@@ -158,13 +158,15 @@ def llm(count: int, limit: float, workers: int, concurrency: int) -> None:
 
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--samples", type=int, default=3000, help="embedded-judge samples")
-    parser.add_argument("--llm-samples", type=int, default=120)
+    parser.add_argument("--samples", type=int, default=3000, help="embedded-judge samples (0: skip that part)")
+    parser.add_argument("--llm-samples", type=int, default=120, help="LLM-judge samples (0: skip that part)")
     parser.add_argument("--limit", type=float, default=20.0, help="the fake provider's requests per second")
     parser.add_argument("--concurrency", type=int, default=8, help="LLM samples in flight per worker")
     args = parser.parse_args(argv)
-    embedded(args.samples)
-    llm(args.llm_samples, args.limit, 2, args.concurrency)
+    if args.samples:
+        embedded(args.samples)
+    if args.llm_samples:
+        llm(args.llm_samples, args.limit, 2, args.concurrency)
 
 
 if __name__ == "__main__":

@@ -99,11 +99,6 @@ class RowScorer:
             self._evaluator = build_evaluator(self.judge, self.metrics, self.options, gate=self.gate)
         return self._evaluator
 
-    @property
-    def columns_out(self) -> list[str]:
-        """The result row's columns, in order: the CSV results file's, then ``record``."""
-        return [*csv_header(self.metrics), RECORD_COLUMN]
-
     def score_rows(self, batch: object) -> list[dict[str, Any]]:
         """Result rows for ``batch``: a pandas DataFrame, a pyarrow Table, a dict of columns (Ray's ``numpy``
         format) or a list of dicts, either raw samples (ragas-style columns) or rows from :func:`prepared_row`.
