@@ -18,7 +18,7 @@ from bisect import insort
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from ragmetrics_core.aggregate import MetricAggregate
 from ragmetrics_core.engine import AsyncEvaluator, Evaluator, run_sync
@@ -27,6 +27,7 @@ from ragmetrics_core.formats.loader import STDIN, Source
 from ragmetrics_core.formats.results_io import ResultsIndex, ResultWriter, is_complete, scan_results
 from ragmetrics_core.judge_factory import JudgeSettings, build_evaluator
 from ragmetrics_core.judges.base import Judge, Usage
+from ragmetrics_core.judges.quota import BUDGET_EXHAUSTED
 from ragmetrics_core.metrics import METRICS, RAGCHECKER_METRICS
 from ragmetrics_core.report.data import DETAIL_LIMIT, DetailRow, ReportData
 from ragmetrics_core.report.summary import AggregateMode, summary_of
@@ -66,6 +67,8 @@ class BatchRun:
     failed: int = 0
     unreachable: int = 0
     """Samples the judge's endpoint was unreachable for (left undetermined without calling it)."""
+    budget_exhausted: int = 0
+    """Samples left (partly) undetermined because the provider budget was spent (``--budget-usd``)."""
     interrupted: bool = False
     out: Path | None = None
     aggregate_mode: AggregateMode = "determined"
@@ -105,8 +108,11 @@ class BatchRun:
     def _observe(self, position: int, result: EvaluationResult) -> None:
         """Count ``result`` as the sample at ``position`` of the input."""
         self.report.figures.add(position, result)
-        if any("endpoint unreachable" in error for error in result.evidence.errors.values()):
+        errors = result.evidence.errors.values()
+        if any("endpoint unreachable" in error for error in errors):
             self.unreachable += 1
+        if any(BUDGET_EXHAUSTED in error for error in errors):
+            self.budget_exhausted += 1
         if self.keep_results:
             self._results[position] = result
         shown = self._detail_inputs.pop(position, None)
@@ -117,6 +123,20 @@ class BatchRun:
         self.skipped += 1
         if self.keep_results or len(self.errors) < _KEPT_ERRORS:
             self.errors.append(error)
+
+
+class FileEngine(Protocol):
+    """Scores a file run's samples somewhere else (``ragmetrics_core.scale``: on Ray) and hands each result to
+    ``record`` on this thread as it arrives; reading, resuming, writing and the summary stay :func:`evaluate_file`'s."""
+
+    def __call__(
+        self,
+        todo: Sequence[tuple[int, LoadedSample]],
+        record: Callable[[tuple[int, LoadedSample], EvaluationResult], None],
+        *,
+        progress: bool,
+        resumed: int,
+    ) -> None: ...
 
 
 def evaluate_file(
@@ -135,6 +155,7 @@ def evaluate_file(
     on_row_error: Callable[[RowError], None] | None = None,
     aggregate_mode: AggregateMode | None = None,
     keep_results: bool = True,
+    engine: FileEngine | None = None,
 ) -> BatchRun:
     """Evaluate every sample in ``source`` and append one row per sample to ``out`` (JSONL, or CSV by
     extension).
@@ -158,6 +179,8 @@ def evaluate_file(
       run. With ``False`` (what ``ragmetrics evaluate`` does) memory stays flat in the number of rows: the input
       file is read twice instead of held (stdin and in-memory data are held), the results file is read row by
       row, and the summary, usage and ``BatchRun.report`` are built as results come in; ``results`` then raises.
+    - ``engine``: score elsewhere (e.g. ``ragmetrics_core.scale.ray_engine.RayFileEngine``), which builds its own
+      evaluators; everything else about the run is the same.
     """
     if concurrency < 1:
         raise ValueError("concurrency must be at least 1")
@@ -173,7 +196,9 @@ def evaluate_file(
     if metrics is None and from_ragchecker:
         metrics = RAGCHECKER_METRICS
     run.aggregate_mode = aggregate_mode or ("ragchecker" if from_ragchecker else "determined")
-    if evaluator is None:
+    if plan.saw_evidence and engine is not None:
+        raise ValueError("RAGChecker input carries its own claims and verdicts: score it in one process")
+    if evaluator is None and engine is None:
         if isinstance(judge, JudgeSettings):
             evaluator = build_evaluator(judge, metrics, options)
         else:
@@ -191,7 +216,10 @@ def evaluate_file(
     show_progress = sys.stderr.isatty() if progress is None else progress
     try:
         runner = _Runner(evaluator, writer, run, concurrency, show_progress)
-        run_sync(runner.run(plan.todo(), plan.pending))
+        if engine is None:
+            run_sync(runner.run(plan.todo(), plan.pending))
+        else:
+            engine(list(plan.todo()), runner._record, progress=show_progress, resumed=run.resumed)
     finally:
         if writer is not None:
             writer.close()
@@ -283,7 +311,7 @@ def _plan(
 class _Runner:
     def __init__(
         self,
-        evaluator: AsyncEvaluator,
+        evaluator: AsyncEvaluator | None,
         writer: ResultWriter | None,
         run: BatchRun,
         concurrency: int,
@@ -309,6 +337,7 @@ class _Runner:
 
     async def _evaluate(self, item: tuple[int, LoadedSample]) -> EvaluationResult:
         _, loaded = item
+        assert self.evaluator is not None  # None only with an engine, which scores elsewhere
         try:
             if loaded.evidence is not None and isinstance(self.evaluator, Evaluator):
                 result = await self.evaluator.aevaluate(loaded.sample, evidence=loaded.evidence)

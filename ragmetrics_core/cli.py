@@ -11,12 +11,17 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ragmetrics_core.formats import InputError, RowError, parse_column_mapping
 from ragmetrics_core.formats.results_io import claims_path, output_format
 from ragmetrics_core.judge_factory import JudgeConfigError, JudgeSettings
+from ragmetrics_core.judges.quota import BUDGET_EXHAUSTED, ProviderLimits
 from ragmetrics_core.metrics import MetricOptions, Scoring
 from ragmetrics_core.report.summary import format_table, format_usage
+
+if TYPE_CHECKING:
+    from ragmetrics_core.batch import FileEngine
 
 EXIT_OK, EXIT_PARTIAL, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
@@ -134,6 +139,23 @@ def _evaluate_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
         help="means over determined scores (default), or RAGChecker's (undetermined counts as 0; the default "
         "for --format ragchecker)",
     )
+    scale = evaluate.add_argument_group("scale and limits")
+    scale.add_argument(
+        "--engine", choices=("local", "ray"), default="local",
+        help="local: this process (default); ray: a pool of Ray workers (pip install 'ragmetrics[ray]')",
+    )
+    scale.add_argument("--workers", type=int, default=2, help="with --engine ray: scoring actors (default 2)")
+    scale.add_argument("--address", help="with --engine ray: the cluster to join (default: a local Ray)")
+    scale.add_argument("--batch-size", type=int, default=64, help="with --engine ray: rows per batch (default 64)")
+    scale.add_argument(
+        "--api-key-env", metavar="NAME", help="read the judge's API key from this variable where the judge runs"
+    )
+    scale.add_argument("--requests-per-second", type=float, help="one limit on judge requests for the whole run")
+    scale.add_argument("--tokens-per-minute", type=float, help="one limit on judge tokens for the whole run")
+    scale.add_argument(
+        "--budget-usd", type=float, help="stop calling the judge once this much is spent (needs --price)"
+    )
+    scale.add_argument("--budget-tokens", type=int, help="stop calling the judge once this many tokens are used")
     progress = evaluate.add_mutually_exclusive_group()
     progress.add_argument("--progress", dest="progress", action="store_true", default=None, help="always show")
     progress.add_argument("--no-progress", dest="progress", action="store_false", help="never show a progress bar")
@@ -174,12 +196,15 @@ def _evaluate(args: argparse.Namespace) -> int:
         cache_path=args.cache,
         price=_price(args.price),
         ensemble=args.ensemble,
+        api_key_env=args.api_key_env,
+        limits=_limits(args),
     )
     if args.judge == "embedded" and (models or args.base_url or args.cache or args.price):
         print(
             "ragmetrics: note: --model/--models/--base-url/--cache/--price apply to --judge openai only",
             file=sys.stderr,
         )
+    engine = _engine(args, settings, metrics)
     run = evaluate_file(
         args.input,
         out=args.out,
@@ -194,6 +219,7 @@ def _evaluate(args: argparse.Namespace) -> int:
         on_row_error=_print_row_error,
         aggregate_mode=args.aggregate,
         keep_results=False,  # a million rows: the figures are built as results come, the results stay in --out
+        engine=engine,
     )
     if not run.total and not run.skipped:
         source = "standard input" if args.input == "-" else args.input
@@ -216,6 +242,14 @@ def _evaluate(args: argparse.Namespace) -> int:
     if run.unreachable:
         print(f"judge endpoint unreachable: {_count(run.unreachable, 'sample')} left undetermined without calling it; "
               "check --base-url and run again to retry them")
+    if run.budget_exhausted:
+        print(f"{BUDGET_EXHAUSTED}: {_count(run.budget_exhausted, 'sample')} left undetermined; raise the budget "
+              "and run again "
+              "to score them")
+    quota = getattr(engine, "quota", None)
+    if quota is not None:
+        print(f"rate limit and budget: {quota.requests} requests, {quota.rate_limited} answered 429, "
+              f"${quota.spent_usd:.4f} spent", file=sys.stderr)
     if args.report:
         title = args.title or f"ragmetrics: {Path(args.input).name if args.input != '-' else 'stdin'}"
         run.report.skipped = run.skipped
@@ -225,6 +259,27 @@ def _evaluate(args: argparse.Namespace) -> int:
         print("interrupted: run the same command again to continue", file=sys.stderr)
         return EXIT_INTERRUPTED
     return EXIT_PARTIAL if run.errors or run.failed else EXIT_OK
+
+
+def _limits(args: argparse.Namespace) -> ProviderLimits | None:
+    limits = ProviderLimits(
+        requests_per_s=args.requests_per_second, tokens_per_min=args.tokens_per_minute,
+        budget_usd=args.budget_usd, max_tokens=args.budget_tokens, price=_price(args.price),
+    )
+    return limits if limits.active else None
+
+
+def _engine(args: argparse.Namespace, settings: JudgeSettings, metrics: list[str] | None) -> FileEngine | None:
+    if args.engine != "ray":
+        return None
+    try:
+        from ragmetrics_core.scale.ray_engine import RayFileEngine
+    except ImportError as error:
+        raise ValueError(f"--engine ray needs Ray ({error}); install it with: pip install 'ragmetrics[ray]'") from None
+    from ragmetrics_core.scale import RowScorer
+
+    scorer = RowScorer(settings, metrics, MetricOptions(scoring=Scoring(args.scoring)), concurrency=args.concurrency)
+    return RayFileEngine(scorer, workers=args.workers, batch_size=args.batch_size, address=args.address)
 
 
 def _count(number: int, noun: str) -> str:

@@ -3,12 +3,14 @@ ensemble of several. Optional judges are imported only when used."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from ragmetrics_core.engine import AsyncEvaluator, Evaluator
 from ragmetrics_core.judges.base import Judge
+from ragmetrics_core.judges.quota import LocalGate, ProviderLimits, RequestGate
 
 if TYPE_CHECKING:
     from ragmetrics_core.metrics import MetricOptions
@@ -30,6 +32,10 @@ class JudgeSettings:
     (``RAGMETRICS_JUDGE_MODEL``, ``RAGMETRICS_JUDGE_BASE_URL`` / ``OPENAI_BASE_URL``,
     ``RAGMETRICS_JUDGE_API_KEY`` / ``OPENAI_API_KEY``, ``RAGMETRICS_JUDGE_CACHE``).
     ``price``: US dollars per million prompt and completion tokens, for the cost estimate.
+    ``api_key_env``: the environment variable holding the API key, read where the judge is built (on each worker
+    of a distributed run), so the settings themselves never carry a key.
+    ``limits``: a rate limit and budget for all the run's requests to the provider (shared across workers when
+    the run is distributed).
     """
 
     kind: JudgeKind = "embedded"
@@ -39,14 +45,21 @@ class JudgeSettings:
     price: tuple[float, float] | None = None
     concurrency: int | None = None
     ensemble: EnsembleMode = "mean"
+    api_key_env: str | None = None
+    limits: ProviderLimits | None = None
 
 
 def build_evaluator(
-    settings: JudgeSettings, metrics: Sequence[str] | None = None, options: MetricOptions | None = None
+    settings: JudgeSettings,
+    metrics: Sequence[str] | None = None,
+    options: MetricOptions | None = None,
+    *,
+    gate: RequestGate | None = None,
 ) -> AsyncEvaluator:
     """An :class:`~ragmetrics_core.engine.Evaluator` with the judge of ``settings``, or an
-    ``EnsembleEvaluator`` when several models are given."""
-    judges = build_judges(settings)
+    ``EnsembleEvaluator`` when several models are given. ``gate``: the shared rate limit and budget (by default
+    one for this process when ``settings.limits`` sets any)."""
+    judges = build_judges(settings, gate=gate)
     if len(judges) <= 1:
         return Evaluator(judge=judges[0] if judges else None, metrics=metrics, options=options)
     try:
@@ -56,16 +69,18 @@ def build_evaluator(
     return EnsembleEvaluator(judges, metrics=metrics, options=options, aggregate=settings.ensemble)
 
 
-def build_judges(settings: JudgeSettings) -> list[Judge]:
-    """One judge per model; none for the embedded judge (the engine's default)."""
+def build_judges(settings: JudgeSettings, *, gate: RequestGate | None = None) -> list[Judge]:
+    """One judge per model; none for the embedded judge (the engine's default). The judges share ``gate``."""
     if settings.kind == "embedded":
         return []
     if settings.kind == "openai":
-        return _openai(settings)
+        if gate is None and settings.limits is not None and settings.limits.active:
+            gate = LocalGate(settings.limits)
+        return _openai(settings, gate)
     raise JudgeConfigError(f"unknown judge {settings.kind!r}; use embedded or openai")
 
 
-def _openai(settings: JudgeSettings) -> list[Judge]:
+def _openai(settings: JudgeSettings, gate: RequestGate | None) -> list[Judge]:
     try:
         from ragmetrics_core.judges.openai import OpenAIJudge, OpenAIJudgeConfig
         from ragmetrics_core.judges.pricing import ModelPrice, PriceTable
@@ -85,6 +100,11 @@ def _openai(settings: JudgeSettings) -> list[Judge]:
             overrides["cache_path"] = settings.cache_path
         if settings.concurrency is not None:
             overrides["concurrency"] = settings.concurrency
+        if settings.api_key_env is not None:
+            key = os.environ.get(settings.api_key_env)
+            if not key:
+                raise JudgeConfigError(f"the API key variable {settings.api_key_env} is not set here")
+            overrides["api_key"] = key
         try:
             config = OpenAIJudgeConfig.from_env(None, **overrides)
             if settings.price is not None:
@@ -93,5 +113,5 @@ def _openai(settings: JudgeSettings) -> list[Judge]:
                 config = config.model_copy(update={"prices": PriceTable(models={config.model: price})})
         except ValueError as error:
             raise JudgeConfigError(f"cannot configure the OpenAI judge: {error}") from None
-        judges.append(OpenAIJudge(config))
+        judges.append(OpenAIJudge(config, gate=gate))
     return judges

@@ -127,6 +127,7 @@ class RecordedRequest:
     headers: dict[str, str]
     body: dict[str, Any]
     status: int = 200
+    received_at: float = field(default_factory=time.monotonic)
     prompt_tokens: int = 0
     completion_tokens: int = 0
 
@@ -294,9 +295,19 @@ class FakeOpenAIServer:
     """``with FakeOpenAIServer() as server: ... server.base_url ...``"""
 
     def __init__(
-        self, *, gullible: bool = False, agreeable_models: frozenset[str] = frozenset(), latency_s: float = 0.0
+        self,
+        *,
+        gullible: bool = False,
+        agreeable_models: frozenset[str] = frozenset(),
+        latency_s: float = 0.0,
+        requests_per_s: float | None = None,
     ) -> None:
         self.gullible = gullible
+        # A provider's rate limit: a bucket of one second's requests; past it, 429 with Retry-After.
+        self.requests_per_s = requests_per_s
+        self._allowance = requests_per_s or 0.0
+        self._allowance_at = time.monotonic()
+        self.rate_limited = 0
         self.latency_s = latency_s  # every answer waits this long (a model's think time, for benchmarks)
         self.agreeable_models = agreeable_models  # models that call every claim entailed
         self.requests: list[RecordedRequest] = []
@@ -353,6 +364,20 @@ class FakeOpenAIServer:
                     return queue.popleft()
         return None
 
+    def _over_limit(self) -> float | None:
+        """Seconds until a request would be allowed when this one is over the rate limit (the lock is held)."""
+        if self.requests_per_s is None:
+            return None
+        now = time.monotonic()
+        rate = self.requests_per_s
+        self._allowance = min(rate, self._allowance + (now - self._allowance_at) * rate)
+        self._allowance_at = now
+        if self._allowance >= 1.0:
+            self._allowance -= 1.0
+            return None
+        self.rate_limited += 1
+        return (1.0 - self._allowance) / rate
+
     def _handler_class(self) -> type[BaseHTTPRequestHandler]:
         server = self
 
@@ -395,6 +420,12 @@ class FakeOpenAIServer:
         )
         with self._lock:
             self.requests.append(record)
+            wait_s = self._over_limit()
+        if wait_s is not None:
+            record.status = 429
+            headers = {"Retry-After": str(math.ceil(wait_s)), "retry-after-ms": str(math.ceil(wait_s * 1000))}
+            self._send(handler, 429, {"error": {"message": "Rate limit reached", "type": "requests"}}, headers)
+            return
         if self.latency_s:
             self._stopping.wait(self.latency_s)
         fault = self._next_fault(task, body)

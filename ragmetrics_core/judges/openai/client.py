@@ -34,6 +34,7 @@ from ragmetrics_core.judges.base import JudgeError, Usage
 from ragmetrics_core.judges.cache import JudgeCache, cache_key
 from ragmetrics_core.judges.openai.config import RetryPolicy, StructuredOutput, redact_url
 from ragmetrics_core.judges.openai.parsing import AnswerFormatError
+from ragmetrics_core.judges.quota import BudgetExhausted, RequestGate, RequestKind
 
 logger = logging.getLogger("ragmetrics.judges.openai")
 
@@ -148,7 +149,10 @@ class OpenAIEndpoint:
         default_query: Mapping[str, str] | None = None,
         sleep: Sleep | None = None,
         now: Clock | None = None,
+        gate: RequestGate | None = None,
     ) -> None:
+        """``gate``: consulted around every attempt (rate limit and budget shared with other endpoints or
+        processes; see :mod:`ragmetrics_core.judges.quota`)."""
         self.base_url = base_url
         self.endpoint = redact_url(base_url)
         self._api_key = api_key
@@ -160,6 +164,7 @@ class OpenAIEndpoint:
         self._default_query = dict(default_query or {})
         self._sleep: Sleep = sleep or asyncio.sleep
         self._now: Clock = now or time.time
+        self._gate = gate
         self._format_level = 0
         self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, AsyncOpenAI] = weakref.WeakKeyDictionary()
         self._closers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, AsyncGenerator[None, None]] = (
@@ -279,7 +284,9 @@ class OpenAIEndpoint:
             if response_format is not None:
                 request["response_format"] = response_format
             try:
-                completion, call_usage = await self._with_retries("chat", partial(self._create_completion, request))
+                completion, call_usage = await self._with_retries(
+                    "chat", partial(self._create_completion, request), _estimate_tokens(request), _chat_tokens
+                )
             except EndpointError as error:
                 if error.status in _FORMAT_REFUSAL_STATUS and self._adapt_to_refusal(error.detail, request):
                     usage = usage + error.usage
@@ -357,7 +364,8 @@ class OpenAIEndpoint:
                 return [[float(x) for x in vector] for vector in cached], Usage(cache_hits=1)
         try:
             response, usage = await self._with_retries(
-                "embeddings", partial(self._create_embeddings, model, list(texts))
+                "embeddings", partial(self._create_embeddings, model, list(texts)), _estimate_tokens(list(texts)),
+                _embedding_tokens,
             )
         except EndpointError as error:
             error.usage = _as_embedding_usage(error.usage)
@@ -379,8 +387,15 @@ class OpenAIEndpoint:
 
     # -- retries ----------------------------------------------------------------------------------------
 
-    async def _with_retries(self, what: str, send: Callable[[], Awaitable[T]]) -> tuple[T, Usage]:
-        """Send with backoff; ``Usage.calls`` counts every attempt, ``latency_s`` the whole wait."""
+    async def _with_retries(
+        self,
+        what: RequestKind,
+        send: Callable[[], Awaitable[T]],
+        estimated_tokens: int = 0,
+        tokens_of: Callable[[T], tuple[int, int]] | None = None,
+    ) -> tuple[T, Usage]:
+        """Send with backoff; ``Usage.calls`` counts every attempt, ``latency_s`` the whole wait. With a gate, each
+        attempt waits for it first and reports what it cost (``tokens_of`` the answer) or the 429 it got."""
         started = time.perf_counter()
         attempts = 0
         while True:
@@ -391,16 +406,29 @@ class OpenAIEndpoint:
                     attempts=attempts, usage=Usage(calls=attempts, latency_s=time.perf_counter() - started),
                     detail=refusal,
                 )
-            attempts += 1
             connection_failed = False
+            admitted = False
             try:
                 async with self._limit():
+                    if self._gate is not None:
+                        await self._gate.before_attempt(what, estimated_tokens)
+                        admitted = True
+                    attempts += 1
                     # The client's timeout bounds each read; this bounds the whole attempt, so an endpoint that
                     # trickles its answer a byte at a time cannot hold a sample forever.
                     async with asyncio.timeout(self._timeout_s):
                         result = await send()
                 self._circuit.answered()
+                if self._gate is not None:
+                    prompt_tokens, completion_tokens = tokens_of(result) if tokens_of is not None else (0, 0)
+                    await self._gate.after_attempt(what, estimated_tokens, prompt_tokens, completion_tokens)
                 return result, Usage(calls=attempts, latency_s=time.perf_counter() - started)
+            except BudgetExhausted as error:
+                raise EndpointError(
+                    f"{what} request to {self.endpoint}: {error}", endpoint=self.endpoint, status=None,
+                    attempts=attempts, usage=Usage(calls=attempts, latency_s=time.perf_counter() - started),
+                    detail=str(error),
+                ) from None
             except openai.APIStatusError as error:
                 self._circuit.answered()  # an HTTP answer, even an error: the endpoint is there
                 status: int | None = error.status_code
@@ -418,6 +446,11 @@ class OpenAIEndpoint:
                 detail = f"connection failed: {self._scrub(str(error))}"
             if connection_failed:
                 self._circuit.connection_failed()
+            if admitted and self._gate is not None:
+                # No answer to bill (an error's tokens are not reported); a 429 holds back every worker at once.
+                await self._gate.after_attempt(what, estimated_tokens, 0, 0)
+                if status == 429:
+                    await self._gate.rate_limited(retry_after)
             if not retryable or attempts >= self._retry.max_attempts:
                 outcome = "gave up after" if retryable else "failed on"
                 raise EndpointError(
@@ -447,6 +480,21 @@ class OpenAIEndpoint:
             if secret:
                 text = text.replace(secret, "***")
         return _KEY_LIKE.sub("***", text)[:300]
+
+
+def _estimate_tokens(payload: object) -> int:
+    """Tokens a request will use, guessed before sending it (about four characters a token, as the providers'
+    own rule of thumb); the rate limiter corrects its count with the real figure once the answer is in."""
+    return max(1, len(repr(payload)) // 4)
+
+
+def _chat_tokens(completion: ChatCompletion) -> tuple[int, int]:
+    usage = completion.usage
+    return (usage.prompt_tokens, usage.completion_tokens) if usage is not None else (0, 0)
+
+
+def _embedding_tokens(response: CreateEmbeddingResponse) -> tuple[int, int]:
+    return (response.usage.prompt_tokens if response.usage is not None else 0), 0
 
 
 def _as_embedding_usage(usage: Usage) -> Usage:

@@ -66,6 +66,7 @@ from ragmetrics_core.judges.openai.schemas import (
     EXTRACTION_SCHEMA,
     TEXT_CHECK_SCHEMA,
 )
+from ragmetrics_core.judges.quota import RequestGate
 
 logger = logging.getLogger("ragmetrics.judges.openai")
 
@@ -78,7 +79,8 @@ class OpenAIJudge:
 
     ``OpenAIJudge(model="gpt-4o-mini")`` reads the rest from the environment (``RAGMETRICS_JUDGE_*``,
     falling back to ``OPENAI_*``); ``OpenAIJudge(OpenAIJudgeConfig(...))`` takes everything explicitly.
-    ``sleep`` and ``now`` replace the backoff's clock in tests.
+    ``sleep`` and ``now`` replace the backoff's clock in tests. ``gate``: a rate limit and budget shared with
+    other judges or processes (:mod:`ragmetrics_core.judges.quota`), consulted before every attempt.
     """
 
     def __init__(
@@ -89,6 +91,7 @@ class OpenAIJudge:
         similarity_fallback: Judge | None = None,
         sleep: Sleep | None = None,
         now: Clock | None = None,
+        gate: RequestGate | None = None,
         **overrides: Any,
     ) -> None:
         if config is None:
@@ -115,6 +118,7 @@ class OpenAIJudge:
                 default_query=config.default_query,
                 sleep=sleep,
                 now=now,
+                gate=gate,
             )
 
         self._chat = endpoint(config.base_url, config.api_key)
