@@ -69,6 +69,8 @@ class BatchRun:
     """Samples the judge's endpoint was unreachable for (left undetermined without calling it)."""
     budget_exhausted: int = 0
     """Samples left (partly) undetermined because the provider budget was spent (``--budget-usd``)."""
+    left: int = 0
+    """Samples not evaluated because the run retried only failed ones (``only_failed``) and these had no row."""
     interrupted: bool = False
     out: Path | None = None
     aggregate_mode: AggregateMode = "determined"
@@ -156,6 +158,7 @@ def evaluate_file(
     aggregate_mode: AggregateMode | None = None,
     keep_results: bool = True,
     engine: FileEngine | None = None,
+    only_failed: bool = False,
 ) -> BatchRun:
     """Evaluate every sample in ``source`` and append one row per sample to ``out`` (JSONL, or CSV by
     extension).
@@ -181,16 +184,20 @@ def evaluate_file(
       row, and the summary, usage and ``BatchRun.report`` are built as results come in; ``results`` then raises.
     - ``engine``: score elsewhere (e.g. ``ragmetrics_core.scale.ray_engine.RayFileEngine``), which builds its own
       evaluators; everything else about the run is the same.
+    - ``only_failed`` (``--retry-failed``): evaluate again only the samples ``out`` holds a failed or partly
+      undetermined result for; samples it has no row for are left for a later run (``BatchRun.left``).
     """
     if concurrency < 1:
         raise ValueError("concurrency must be at least 1")
     if limit is not None and limit < 0:
         raise ValueError("limit must not be negative")
+    if only_failed and out is None:
+        raise ValueError("retrying only the failed samples needs the results file they are in (out)")
     run = BatchRun(out=None if out is None else Path(out), keep_results=keep_results)
     run.report.results_path = run.out
     directions = {metric: spec.direction for metric, spec in METRICS.items()}
     index = scan_results(out, directions) if out is not None else None
-    plan = _plan(source, format, columns, limit, index, run, on_row_error)
+    plan = _plan(source, format, columns, limit, index, run, on_row_error, only_failed)
     # RAGChecker output carries claims and verdicts for its own metrics: score those, as RAGChecker did.
     from_ragchecker = format == "ragchecker" or plan.saw_evidence
     if metrics is None and from_ragchecker:
@@ -267,6 +274,7 @@ def _plan(
     index: ResultsIndex | None,
     run: BatchRun,
     on_row_error: Callable[[RowError], None] | None,
+    only_failed: bool = False,
 ) -> _Plan:
     """Read the input once: report bad rows, find the samples the results file already has, and mark the ones
     still to evaluate (held only when the source cannot be read again)."""
@@ -299,6 +307,11 @@ def _plan(
             continue
         if index is not None and row.id in index.incomplete:
             run.retried[row.id] = index.incomplete[row.id]
+        elif only_failed:  # never evaluated: not a failure to retry, left for a run without only_failed
+            run.left += 1
+            run._detail_inputs.pop(position, None)
+            plan.redo.append(0)
+            continue
         plan.redo.append(1)
         plan.pending += 1
         if plan.held is not None:

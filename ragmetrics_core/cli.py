@@ -128,6 +128,10 @@ def _evaluate_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
     evaluate.add_argument("--concurrency", type=int, default=4, help="samples evaluated at once (default 4)")
     evaluate.add_argument("--limit", type=int, help="evaluate only the first N samples")
     evaluate.add_argument(
+        "--retry-failed", action="store_true",
+        help="with --out: evaluate again only the samples whose results there failed; leave new ones for later",
+    )
+    evaluate.add_argument(
         "-o", "--out",
         help="results file: .jsonl (everything) or .csv (one column per score; claims in NAME.claims.csv)",
     )
@@ -220,6 +224,7 @@ def _evaluate(args: argparse.Namespace) -> int:
         aggregate_mode=args.aggregate,
         keep_results=False,  # a million rows: the figures are built as results come, the results stay in --out
         engine=engine,
+        only_failed=args.retry_failed,
     )
     if not run.total and not run.skipped:
         source = "standard input" if args.input == "-" else args.input
@@ -239,6 +244,8 @@ def _evaluate(args: argparse.Namespace) -> int:
         if run.failed:
             counts += " (run again to retry the failed samples)"
     print(counts)
+    if run.left:
+        print(f"--retry-failed: {_count(run.left, 'sample')} never evaluated left for a run without it")
     if run.unreachable:
         print(f"judge endpoint unreachable: {_count(run.unreachable, 'sample')} left undetermined without calling it; "
               "check --base-url and run again to retry them")

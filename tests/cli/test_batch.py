@@ -87,6 +87,29 @@ def test_a_sample_that_fails_the_same_way_on_every_rerun_does_not_grow_the_file(
     assert len(stored.rows) == 2 and stored.done() == set(stored.rows)
 
 
+def test_retrying_only_failed_samples_leaves_new_ones_for_later(tmp_path: Path) -> None:
+    first_rows = [good_row(1), {**good_row(2), "response": "FAIL here."}, good_row(3)]
+    source = write_jsonl(tmp_path / "in.jsonl", first_rows)
+    out = tmp_path / "out.jsonl"
+    evaluate_file(source, out=out, judge=SentenceJudge(fail_marker="FAIL"), metrics=METRICS, progress=False)
+    write_jsonl(source, [*first_rows, good_row(4), good_row(5)])  # two samples the results file has never seen
+    retry = SentenceJudge()
+    run = evaluate_file(source, out=out, judge=retry, metrics=METRICS, progress=False, only_failed=True)
+    assert retry.seen == ["FAIL here."]
+    assert run.evaluated == 1 and run.failed == 0 and run.resumed == 2 and run.left == 2
+    assert run.done == 3 and [r.sample_id for r in run.results] == list(run.samples)[:3]
+    assert len({row["sample_id"] for row in read_jsonl(out)}) == 3
+    rest = SentenceJudge()
+    later = evaluate_file(source, out=out, judge=rest, metrics=METRICS, progress=False)
+    assert rest.extractions == 2 and later.left == 0 and later.done == 5
+
+
+def test_retrying_failed_samples_needs_a_results_file(tmp_path: Path, judge: SentenceJudge) -> None:
+    source = write_jsonl(tmp_path / "in.jsonl", [good_row(1)])
+    with pytest.raises(ValueError, match="results file"):
+        evaluate_file(source, judge=judge, metrics=METRICS, progress=False, only_failed=True)
+
+
 def test_a_torn_last_line_is_dropped_and_redone(tmp_path: Path, judge: SentenceJudge) -> None:
     source = write_jsonl(tmp_path / "in.jsonl", [good_row(i) for i in range(3)])
     out = tmp_path / "out.jsonl"

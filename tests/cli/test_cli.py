@@ -163,6 +163,7 @@ def test_report_subcommand_rebuilds_the_report_from_results(tmp_path: Path, run_
         (["evaluate", "in.jsonl", "--price", "1"], "--price takes two numbers"),
         (["evaluate", "in.jsonl", "--judge", "openai"], "RAGMETRICS_JUDGE_MODEL"),
         (["report", "nothing.jsonl", "-o", "r.html"], "no results found"),
+        (["evaluate", "in.jsonl", "--retry-failed"], "needs the results file"),
     ],
 )
 def test_usage_errors_exit_2_with_a_clear_message(
@@ -261,6 +262,17 @@ def test_an_input_without_samples_exits_non_zero_with_one_line(
     assert done.stdout == ""
     [line] = done.stderr.strip().splitlines()
     assert name in line and "no samples" in line
+
+
+def test_retry_failed_says_how_many_new_samples_it_left(tmp_path: Path, run_cli: RunCli) -> None:
+    write_jsonl(tmp_path / "in.jsonl", [good_row(0)])
+    assert run_cli("evaluate", "in.jsonl", "--out", "out.jsonl").returncode == 0
+    write_jsonl(tmp_path / "in.jsonl", [good_row(0), good_row(1), good_row(2)])
+    done = run_cli("evaluate", "in.jsonl", "--out", "out.jsonl", "--retry-failed")
+    assert done.returncode == 0, done.stderr
+    assert "1 sample: 0 evaluated, 1 resumed" in done.stdout
+    assert "--retry-failed: 2 samples never evaluated left for a run without it" in done.stdout
+    assert len(read_jsonl(tmp_path / "out.jsonl")) == 1
 
 
 def test_one_sample_is_counted_in_the_singular(tmp_path: Path, run_cli: RunCli) -> None:
