@@ -226,7 +226,7 @@ def evaluate_file(
         if engine is None:
             run_sync(runner.run(plan.todo(), plan.pending))
         else:
-            engine(list(plan.todo()), runner._record, progress=show_progress, resumed=run.resumed)
+            engine(list(plan.todo()), runner.record, progress=show_progress, resumed=run.resumed)
     finally:
         if writer is not None:
             writer.close()
@@ -342,7 +342,7 @@ class _Runner:
         resumed = self.run_state.resumed
         with self._interrupts():
             await score_many(
-                todo, self._evaluate, lambda _index, item, result: self._record(item, result),
+                todo, self._evaluate, lambda _index, item, result: self.record(item, result),
                 concurrency=self.concurrency, total=pending, progress=self.show_progress,
                 description=f"evaluating ({resumed} resumed)" if resumed else "evaluating",
                 stop=self.stop, workers=self.workers,
@@ -364,7 +364,7 @@ class _Runner:
             result = result.model_copy(update={"sample_id": loaded.id})
         return result
 
-    def _record(self, item: tuple[int, LoadedSample], result: EvaluationResult) -> None:
+    def record(self, item: tuple[int, LoadedSample], result: EvaluationResult) -> None:
         position, loaded = item
         run = self.run_state
         earlier = run.retried.get(loaded.id)

@@ -367,20 +367,13 @@ class RagMetricsCallbackHandler(BaseCallbackHandler):
 _OPENINFERENCE_LANGCHAIN = "openinference.instrumentation.langchain"
 
 
-def _ref(span: Any) -> SpanRef | None:
-    context = span.get_span_context()
-    if not context.is_valid:
-        return None
-    return SpanRef(context.trace_id, context.span_id, int(context.trace_flags))
-
-
 def current_span() -> SpanRef | None:
     if _trace is None:
         return None
     span = _trace.get_current_span()
     if span is _trace.INVALID_SPAN:  # the common case without tracing: no span context to read
         return None
-    return _ref(span)
+    return SpanRef.of(span.get_span_context())
 
 
 def openinference_span(run_id: UUID) -> SpanRef | None:
@@ -397,4 +390,4 @@ def openinference_span(run_id: UUID) -> SpanRef | None:
     if tracer is None:
         return None
     span = tracer.get_span(run_id)
-    return None if span is None else _ref(span)
+    return None if span is None else SpanRef.of(span.get_span_context())

@@ -241,37 +241,25 @@ def build(record: RootRun, outputs: Any, options: CaptureOptions) -> tuple[Sampl
     notes: list[str] = []
     limit = options.max_text_chars
 
-    user_input = record.user_input
+    user_input = _capped(record.user_input, "user_input", limit, notes)
     if user_input is None:
-        user_input = ""
         notes.append(f"no user input text found in {record.input_note or 'the run input'}; set input_key")
-    elif len(user_input) > limit:
-        user_input = user_input[:limit]
-        notes.append(f"user_input truncated to {limit} characters")
-
-    response = output_text(outputs, options.answer_key)
+    response = _capped(output_text(outputs, options.answer_key), "response", limit, notes)
     if response is None:
-        response = ""
         notes.append(f"no response text found in {describe(outputs)}; set answer_key")
-    elif len(response) > limit:
-        response = response[:limit]
-        notes.append(f"response truncated to {limit} characters")
-
     reference = record.reference
-    if reference is not None:
-        if not isinstance(reference, str):
-            notes.append(f"metadata {options.reference_metadata_key!r} is a {type(reference).__name__}, not a string")
-            reference = None
-        elif len(reference) > limit:
-            reference = reference[:limit]
-            notes.append(f"reference truncated to {limit} characters")
+    if reference is not None and not isinstance(reference, str):
+        notes.append(f"metadata {options.reference_metadata_key!r} is a {type(reference).__name__}, not a string")
+        reference = None
+    reference = _capped(reference, "reference", limit, notes)
 
     contexts = contexts_from_documents(record.retrievals, limit, notes)
     metadata = dict(record.metadata)
     if notes:
         metadata[CAPTURE_NOTES_KEY] = notes
     draft = SampleDraft(
-        user_input=user_input, contexts=contexts, response=response, reference=reference, metadata=metadata
+        user_input=user_input or "", contexts=contexts, response=response or "", reference=reference,
+        metadata=metadata,
     )
     origin = Origin(
         framework=FRAMEWORK,
@@ -284,3 +272,11 @@ def build(record: RootRun, outputs: Any, options: CaptureOptions) -> tuple[Sampl
         end_time_ns=time.time_ns(),
     )
     return draft, origin
+
+
+def _capped(text: str | None, field: str, limit: int, notes: list[str]) -> str | None:
+    """``text`` cut to ``limit`` characters, noting the cut."""
+    if text is None or len(text) <= limit:
+        return text
+    notes.append(f"{field} truncated to {limit} characters")
+    return text[:limit]

@@ -14,7 +14,4 @@ def active_span() -> SpanRef | None:
     """The current OpenTelemetry span, or ``None`` when there is none (or no OTel)."""
     if _otel_trace is None:
         return None
-    context = _otel_trace.get_current_span().get_span_context()
-    if not context.is_valid:
-        return None
-    return SpanRef(context.trace_id, context.span_id, int(context.trace_flags))
+    return SpanRef.of(_otel_trace.get_current_span().get_span_context())

@@ -175,6 +175,14 @@ class ProviderQuota:
         )
 
 
+async def obey(answer: float | str) -> None:
+    """Do what :meth:`ProviderQuota.reserve` answered: wait that many seconds, or raise its refusal."""
+    if isinstance(answer, str):
+        raise BudgetExhausted(answer)
+    if answer > 0:
+        await asyncio.sleep(answer)
+
+
 class LocalGate:
     """A :class:`RequestGate` for the requests of one process (any thread, any event loop)."""
 
@@ -185,10 +193,7 @@ class LocalGate:
     async def before_attempt(self, kind: RequestKind, estimated_tokens: int) -> None:
         with self._lock:
             answer = self.quota.reserve(estimated_tokens)
-        if isinstance(answer, str):
-            raise BudgetExhausted(answer)
-        if answer > 0:
-            await asyncio.sleep(answer)
+        await obey(answer)
 
     async def after_attempt(
         self, kind: RequestKind, estimated_tokens: int, prompt_tokens: int, completion_tokens: int

@@ -30,7 +30,7 @@ def current_origin(
         framework=framework,
         chain_name=chain_name,
         run_id=run_id,
-        span=SpanRef(context.trace_id, context.span_id, int(context.trace_flags)) if context.is_valid else None,
+        span=SpanRef.of(context),
         tags=tuple(tags),
         metadata=dict(metadata or {}),
         start_time_ns=start_time_ns,

@@ -63,6 +63,14 @@ class SpanRef(NamedTuple):
     trace_flags: int = 1
     created: bool = False
 
+    @classmethod
+    def of(cls, context: Any, *, created: bool = False) -> SpanRef | None:
+        """The reference of an OpenTelemetry ``SpanContext`` (read by attribute: the core does not import the
+        API), ``None`` for an invalid one (no span)."""
+        if not context.is_valid:
+            return None
+        return cls(context.trace_id, context.span_id, int(context.trace_flags), created)
+
     @property
     def trace_id_hex(self) -> str:
         return f"{self.trace_id:032x}"

@@ -7,12 +7,11 @@ workers, so one slow request never blocks the others' reservations. It takes no 
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 import ray
 
-from ragmetrics_core.judges.quota import BudgetExhausted, ProviderLimits, ProviderQuota, QuotaStats, RequestKind
+from ragmetrics_core.judges.quota import ProviderLimits, ProviderQuota, QuotaStats, RequestKind, obey
 
 
 class _QuotaActor:
@@ -45,11 +44,7 @@ class RayGate:
         return cls(actor)
 
     async def before_attempt(self, kind: RequestKind, estimated_tokens: int) -> None:
-        answer: float | str = await self.actor.reserve.remote(estimated_tokens)
-        if isinstance(answer, str):
-            raise BudgetExhausted(answer)
-        if answer > 0:
-            await asyncio.sleep(answer)
+        await obey(await self.actor.reserve.remote(estimated_tokens))
 
     async def after_attempt(
         self, kind: RequestKind, estimated_tokens: int, prompt_tokens: int, completion_tokens: int

@@ -121,16 +121,39 @@ def start_runner(emitter: Emitter, name: str, max_pending: int, on_failure: Fail
     return EmitterRunner(emitter, name, max_pending, on_failure)
 
 
-class EmitterRunner:
-    """One emitter, one daemon thread, one bounded queue; records offered to a full queue are dropped."""
+class _Calls:
+    """How both runners call an emitter: a failure is counted and logged, never propagated."""
 
-    def __init__(self, emitter: Emitter, name: str, max_pending: int, on_failure: FailureHook) -> None:
+    def __init__(self, emitter: Emitter, name: str, on_failure: FailureHook) -> None:
         self.emitter = emitter
         self.name = name
         self._on_failure = on_failure
-        self._queue: queue.Queue[EvaluationRecord | Flush | _Stop] = queue.Queue(maxsize=max_pending)
         self._emitted = 0
         self._failed = 0
+
+    def _emit(self, record: EvaluationRecord) -> None:
+        try:
+            self.emitter.emit(record)
+        except Exception as exc:
+            self._failed += 1
+            self._on_failure(self.name, "emit", exc)
+        else:
+            self._emitted += 1
+
+    def _guarded(self, operation: str, action: Callable[[float], object], timeout_s: float) -> object:
+        try:
+            return action(timeout_s)
+        except Exception as exc:
+            self._on_failure(self.name, operation, exc)
+            return None
+
+
+class EmitterRunner(_Calls):
+    """One emitter, one daemon thread, one bounded queue; records offered to a full queue are dropped."""
+
+    def __init__(self, emitter: Emitter, name: str, max_pending: int, on_failure: FailureHook) -> None:
+        super().__init__(emitter, name, on_failure)
+        self._queue: queue.Queue[EvaluationRecord | Flush | _Stop] = queue.Queue(maxsize=max_pending)
         self._dropped = 0
         self._stopped = False
         self._thread = threading.Thread(target=self._run, name=f"ragmetrics-emit-{name}", daemon=True)
@@ -193,23 +216,10 @@ class EmitterRunner:
                 item.ok = self._guarded("force_flush", self.emitter.force_flush, item.timeout_s) is True
                 item.done.set()
                 continue
-            try:
-                self.emitter.emit(item)
-            except Exception as exc:  # an emitter's failure is counted and logged, never propagated
-                self._failed += 1
-                self._on_failure(self.name, "emit", exc)
-            else:
-                self._emitted += 1
-
-    def _guarded(self, operation: str, action: Callable[[float], object], timeout_s: float) -> object:
-        try:
-            return action(timeout_s)
-        except Exception as exc:
-            self._on_failure(self.name, operation, exc)
-            return None
+            self._emit(item)
 
 
-class DirectRunner:
+class DirectRunner(_Calls):
     """An emitter called on the scoring worker's thread, for one whose ``emit`` never blocks.
 
     ``offer`` runs ``emit`` at once (one thread calls it, the worker's); flush and shutdown, which wait for an
@@ -218,11 +228,7 @@ class DirectRunner:
     """
 
     def __init__(self, emitter: Emitter, name: str, on_failure: FailureHook) -> None:
-        self.emitter = emitter
-        self.name = name
-        self._on_failure = on_failure
-        self._emitted = 0
-        self._failed = 0
+        super().__init__(emitter, name, on_failure)
         self._refused = 0
         self._stopped = False
         self._closing: threading.Thread | None = None
@@ -231,13 +237,7 @@ class DirectRunner:
         if self._stopped:
             self._refused += 1
             return False
-        try:
-            self.emitter.emit(record)
-        except Exception as exc:  # an emitter's failure is counted and logged, never propagated
-            self._failed += 1
-            self._on_failure(self.name, "emit", exc)
-        else:
-            self._emitted += 1
+        self._emit(record)
         return True
 
     def begin_flush(self, timeout_s: float) -> Flush:
@@ -271,10 +271,3 @@ class DirectRunner:
     def stats(self) -> EmitterStats:
         downstream = self.emitter.dropped if isinstance(self.emitter, DirectEmitter) else 0
         return EmitterStats(emitted=self._emitted, failed=self._failed, dropped=self._refused + downstream)
-
-    def _guarded(self, operation: str, action: Callable[[float], object], timeout_s: float) -> object:
-        try:
-            return action(timeout_s)
-        except Exception as exc:
-            self._on_failure(self.name, operation, exc)
-            return None

@@ -118,9 +118,7 @@ class OtelEmitter:
             self._unended[context.span_id] = (span, end)
             while len(self._unended) > MAX_UNENDED_SPANS:
                 self._overdue.append(self._unended.popitem(last=False)[1])
-        if not context.is_valid:
-            return None
-        return SpanRef(context.trace_id, context.span_id, int(context.trace_flags), created=True)
+        return SpanRef.of(context, created=True)
 
     def _end_created_spans(self, record: EvaluationRecord | None) -> None:
         """End, here on the emitter's thread, the RAG span made for ``record`` and any left overdue."""
