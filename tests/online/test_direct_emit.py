@@ -80,9 +80,11 @@ class _HeldExporter(SpanExporter):
 
     def __init__(self) -> None:
         self.release = threading.Event()
+        self.exporting = threading.Event()
         self.exported = 0
 
     def export(self, spans: Sequence[ReadableSpan]) -> SpanExportResult:
+        self.exporting.set()
         self.release.wait(10)
         self.exported += len(spans)
         return SpanExportResult.SUCCESS
@@ -96,12 +98,16 @@ def test_what_the_sdk_queue_drops_is_counted(make_online: MakeOnline) -> None:
     )
     online = make_online(emitters=[OtelEmitter(tracer_provider=provider, log_events=False)], concurrency=1)
     try:
-        for i in range(10):  # the app's own span: one evaluation span per sample
+        # The app's own span: one evaluation span per sample. The first is in export (held) before the others
+        # come, so none of the others can race the export thread for a slot: 2 are queued and 7 dropped.
+        online.submit(paris_draft(), Origin(run_id="0", span=SpanRef(0xABC, 1)))
+        assert exporter.exporting.wait(10)
+        for i in range(1, 10):
             online.submit(paris_draft(), Origin(run_id=str(i), span=SpanRef(0xABC, i + 1)))
         assert online.flush(timeout_s=0.5) is False  # the exporter holds on
         stats = online.stats().emitters["otel"]
         assert stats.emitted == 10
-        assert stats.dropped >= 5  # one in export, at most two queued: the rest were dropped by the SDK
+        assert stats.dropped == 7  # one in export, two queued: the rest were dropped by the SDK
         exporter.release.set()
         assert online.flush(timeout_s=10)
         assert exporter.exported + online.stats().emitters["otel"].dropped == 10

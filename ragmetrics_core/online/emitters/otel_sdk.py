@@ -8,7 +8,9 @@ Two questions decide whether the emitter needs a thread of its own (``ragmetrics
   anything, so either keeps the emitter behind its own thread, as does a provider that is not the SDK's (the
   API's proxy may become any provider later).
 * how many items did those queues drop? The SDK counts drops only in its own metrics, for the whole app, so
-  the emitter notes each hand-off made while a queue was full (the SDK then drops its oldest item).
+  the emitter notes each hand-off made while a queue was full (the SDK then drops its oldest item). The figure is
+  an estimate: the export thread may free a slot, or the app's own spans take one, between our look and the
+  SDK's append.
 
 The SDK exposes neither its processors nor its queues; both are read from its (stable since 1.33) private
 attributes, and anything not found means "may block" (the safe answer) or "not counted".
