@@ -2,10 +2,10 @@
 
 The ``openai`` client's built-in retries are turned off (``max_retries=0``) so the backoff schedule is ours,
 testable with an injected ``sleep`` and clock, and honours ``Retry-After`` up to the policy's cap.
-An ``AsyncOpenAI`` client (and its connection pool) lives for one request, or for a :meth:`session` that
-groups the concurrent requests of one judge step; it is always closed on the loop that opened it, since a
-sync caller may run each evaluation in a fresh loop and an online worker in a loop of its own.
-Semaphores are kept per event loop for the same reason.
+One ``AsyncOpenAI`` client (and its connection pool) lives per event loop, closed when that loop shuts down or
+on :meth:`OpenAIEndpoint.aclose`, since a sync caller may run each evaluation in a fresh loop and an online
+worker in a loop of its own; semaphores are kept per event loop for the same reason. Requests are posted through
+that client and their bodies read by :mod:`.wire`.
 """
 
 from __future__ import annotations
@@ -28,12 +28,11 @@ from pydantic import SecretStr
 
 import openai
 from openai import AsyncOpenAI
-from openai.types import CreateEmbeddingResponse
-from openai.types.chat import ChatCompletion
 from ragmetrics_core.judges.base import JudgeError, Usage
 from ragmetrics_core.judges.cache import JudgeCache, cache_key
 from ragmetrics_core.judges.openai.config import RetryPolicy, StructuredOutput, redact_url
 from ragmetrics_core.judges.openai.parsing import AnswerFormatError
+from ragmetrics_core.judges.openai.wire import Completion, Embeddings, NotThisShape, read_completion, read_embeddings
 from ragmetrics_core.judges.quota import BudgetExhausted, RequestGate, RequestKind
 
 logger = logging.getLogger("ragmetrics.judges.openai")
@@ -107,10 +106,6 @@ class _Circuit:
         with self._lock:
             self._failures = 0
             self._open_until = None
-
-
-class _NotAnAnswer(Exception):
-    """A 200 whose body is not what the API returns (an HTML error page from a proxy): a transport fault to retry."""
 
 
 class EndpointError(JudgeError):
@@ -332,21 +327,15 @@ class OpenAIEndpoint:
         logger.warning("%s refused a parameter (%s); adapting the request", self.endpoint, detail[:120])
         return True
 
-    async def _create_completion(self, request: dict[str, Any]) -> ChatCompletion:
-        # ``stream`` is never set, so the overload that returns a ChatCompletion applies.
+    async def _create_completion(self, request: dict[str, Any]) -> Completion:
         async with self._client() as client:
-            completion: object = await client.chat.completions.create(**request)
-        if not isinstance(completion, ChatCompletion):
-            # openai hands back the raw text of a 200 whose body is not JSON (a proxy's HTML page).
-            raise _NotAnAnswer(f"HTTP 200 with a body that is not a chat completion: {str(completion)[:80]!r}")
-        return completion
+            body = await client.post("/chat/completions", body=request, cast_to=bytes)
+        return read_completion(body)
 
-    async def _create_embeddings(self, model: str, texts: list[str]) -> CreateEmbeddingResponse:
+    async def _create_embeddings(self, model: str, texts: list[str]) -> Embeddings:
         async with self._client() as client:
-            embeddings: object = await client.embeddings.create(model=model, input=texts)
-        if not isinstance(embeddings, CreateEmbeddingResponse):
-            raise _NotAnAnswer(f"HTTP 200 with a body that is not an embeddings response: {str(embeddings)[:80]!r}")
-        return embeddings
+            body = await client.post("/embeddings", body={"model": model, "input": texts}, cast_to=bytes)
+        return read_embeddings(body)
 
     def _level(self, structured_output: StructuredOutput) -> StructuredOutput:
         if structured_output != "auto":
@@ -438,7 +427,7 @@ class OpenAIEndpoint:
             except (openai.APITimeoutError, TimeoutError):
                 status, retry_after, retryable, connection_failed = None, None, True, True
                 detail = f"timed out after {self._timeout_s:g} s without a complete answer"
-            except _NotAnAnswer as error:
+            except NotThisShape as error:
                 status, retry_after, retryable = 200, None, True
                 detail = self._scrub(str(error))
             except openai.APIConnectionError as error:
@@ -488,12 +477,12 @@ def _estimate_tokens(payload: object) -> int:
     return max(1, len(repr(payload)) // 4)
 
 
-def _chat_tokens(completion: ChatCompletion) -> tuple[int, int]:
+def _chat_tokens(completion: Completion) -> tuple[int, int]:
     usage = completion.usage
     return (usage.prompt_tokens, usage.completion_tokens) if usage is not None else (0, 0)
 
 
-def _embedding_tokens(response: CreateEmbeddingResponse) -> tuple[int, int]:
+def _embedding_tokens(response: Embeddings) -> tuple[int, int]:
     return (response.usage.prompt_tokens if response.usage is not None else 0), 0
 
 
