@@ -150,3 +150,17 @@ def test_thin_evidence_is_graded_below_a_specific_statement() -> None:
     pieced = "Marie Curie was born in Warsaw. She studied physics in Paris. In 1903 Curie won the Nobel Prize."
     claim = "Marie Curie, born in Warsaw, won the Nobel Prize in 1903"
     assert 0.5 <= _support(claim, pieced) < _support(claim, passage)
+
+
+def test_a_term_the_window_also_asserts_is_not_denied_by_a_negation_in_another_of_its_sentences() -> None:
+    claim = "Walmart criticised the religious freedom law and the governor"
+    both = (
+        "Walmart criticised the religious freedom law in Arkansas. Crowds gathered. The governor did not sign the law."
+    )
+    verdict, rationale = _verdict(claim, both)
+    assert verdict is not Verdict.CONTRADICTED, rationale
+    assert "sentences 1, 3" in rationale, rationale  # the window still joins the two sentences
+    # Where no sentence of the window asserts the term, the negation still contradicts.
+    verdict, rationale = _verdict("The governor signed the law", "The governor did not sign the law.")
+    assert verdict is Verdict.CONTRADICTED, rationale
+    assert "negation" in rationale

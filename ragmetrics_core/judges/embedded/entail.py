@@ -577,7 +577,11 @@ def _negation_conflict(claim: Terms, units: Sequence[Terms]) -> str | None:
             if key in window_keys and key not in window_negated:
                 return f"negation mismatch: the claim negates '{key}', the premise asserts it"
     for key in sorted(window_negated):
-        if key in claim.weights and key not in claim.negated_keys and claim.weights[key] > 0:
+        if key in claim.weights and key not in claim.negated_keys and claim.weights[key] > 0 and not any(
+            key in unit.weights and key not in unit.negated_keys for unit in units
+        ):
+            # A window that also asserts the term in another sentence ("criticism of the law", then "did not
+            # pass the law") does not deny it.
             return f"negation mismatch: the premise negates '{key}', the claim asserts it"
     return None
 
