@@ -51,8 +51,6 @@ lighter than ``SPECIFIC_CLAIM_WEIGHT`` (in proportion) and by ``BORROWED_PIECE_F
 window borrows from elsewhere (not adjacent to the rest)."""
 ELSEWHERE_CREDIT = 0.5
 PREFIX_CREDIT = 0.7
-SPLIT_BIGRAM_CREDIT = 0.5
-_NEAR_CREDIT_BOUND = max(PREFIX_CREDIT, SPLIT_BIGRAM_CREDIT)
 _PREFIX_MIN = PREFIX_LENGTH
 _CANDIDATES = 3
 _PAIR_DISCOUNT = 0.98
@@ -325,20 +323,16 @@ def _coverage_bound(claim: Terms, premise: Premise, total: float) -> float:
             reachable += weight
         elif weight > 0:
             probe = _near_probe(key)
-            if probe is not None and (
-                keys.issuperset(probe[1]) if probe[0] is None else probe[0] in heads or not keys.isdisjoint(probe[1])
-            ):
-                reachable += weight * _NEAR_CREDIT_BOUND
+            if probe is not None and (probe[0] in heads or not keys.isdisjoint(probe[1])):
+                reachable += weight * PREFIX_CREDIT
     return reachable / total
 
 
 @lru_cache(maxsize=65536)
-def _near_probe(key: str) -> tuple[str | None, tuple[str, ...]] | None:
+def _near_probe(key: str) -> tuple[str, tuple[str, ...]] | None:
     """What a near match of ``key`` (see :func:`_near_credit`) needs in a premise, worked out once per term:
-    a term with the same head (first characters) or one of the key's inner endings, ``(head, endings)``; for a
-    Chinese bigram both characters, ``(None, characters)``; ``None`` when no near match is possible."""
-    if len(key) == 2 and _is_cjk(key[0]):
-        return None, (key[0], key[1])
+    a term with the same head (first characters) or one of the key's inner endings, ``(head, endings)``;
+    ``None`` when no near match is possible (numbers, short keys, Chinese bigrams)."""
     if len(key) < _PREFIX_MIN or key[0] == "#":
         return None
     return key[:_PREFIX_MIN], _inner_suffixes(key)
@@ -516,10 +510,9 @@ def _discount(positions: tuple[int, ...]) -> float:
 
 
 def _near_credit(key: str, present: dict[str, float] | set[str], premise_heads: frozenset[str]) -> float:
-    """Part credit for a near match in the window: a shared stem prefix, a compound ending ("sunlight" ~
-    "light"), or a Chinese bigram whose two characters the window holds apart."""
-    if len(key) == 2 and _is_cjk(key[0]):
-        return SPLIT_BIGRAM_CREDIT if key[0] in present and key[1] in present else 0.0
+    """Part credit for a near match in the window: a shared stem prefix or a compound ending ("sunlight" ~
+    "light"). (A Chinese bigram whose two characters the window holds apart earns none: that credit measured
+    nothing on the English and Russian sets and lowered the Chinese tune set by 0.010 AUROC.)"""
     if len(key) < _PREFIX_MIN or key[0] == "#" or not key.isalpha():
         return 0.0
     head = key[:_PREFIX_MIN]
@@ -530,10 +523,6 @@ def _near_credit(key: str, present: dict[str, float] | set[str], premise_heads: 
                 return PREFIX_CREDIT
     window_keys = present.keys() if isinstance(present, dict) else present
     return 0.0 if window_keys.isdisjoint(_inner_suffixes(key)) else PREFIX_CREDIT
-
-
-def _is_cjk(char: str) -> bool:
-    return "\u3400" <= char <= "\u9fff"
 
 
 def _contradiction(claim: Terms, premise: Premise, window: _Window) -> str | None:
