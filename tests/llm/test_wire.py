@@ -32,6 +32,8 @@ def test_a_minimal_compatible_body_reads_with_defaults() -> None:
     assert completion.choices[0].finish_reason is None
     assert completion.choices[0].message is not None and completion.choices[0].message.content is None
     assert read_completion(b"{}").choices == []
+    counts = read_completion(b'{"choices": [], "usage": {"prompt_tokens": null, "completion_tokens": 3}}').usage
+    assert counts is not None and (counts.prompt_tokens, counts.completion_tokens) == (0, 3)
 
 
 @pytest.mark.parametrize("body", [

@@ -10,18 +10,22 @@ JSON of this shape is "not an answer" to the caller.
 
 from __future__ import annotations
 
-from typing import TypeVar
+from typing import Annotated, TypeVar
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError
 
 
 class _Lenient(BaseModel):
     model_config = ConfigDict(extra="ignore", frozen=True)
 
 
+# Some compatible servers send ``null`` for a count they do not keep: read as 0, as a missing count is.
+Count = Annotated[int, BeforeValidator(lambda value: 0 if value is None else value)]
+
+
 class TokenCounts(_Lenient):
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
+    prompt_tokens: Count = 0
+    completion_tokens: Count = 0
 
 
 class Message(_Lenient):
