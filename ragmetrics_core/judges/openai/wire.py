@@ -3,9 +3,10 @@
 The judge posts through the official client (its base URL, headers, auth, timeouts and error mapping) but asks
 for the body as bytes: the SDK's typed path walks every request parameter and builds every response object in
 Python (about 2 ms of CPU per call on the development VM, a third of the process's CPU at a fast endpoint, see
-``benchmarks/llm_client.py``), while pydantic-core reads the few fields we use in microseconds. Every field is
-optional and unknown ones are ignored, as compatible servers differ in what else they send; a body that is not
-JSON of this shape is "not an answer" to the caller.
+``benchmarks/llm_client.py``), while pydantic-core reads the few fields we use in microseconds. Only what the
+judge cannot do without is required (an embeddings response's vectors); unknown fields are ignored, as
+compatible servers differ in what else they send. A body that is not JSON of this shape is "not an answer" to
+the caller, which retries it as a transport fault.
 """
 
 from __future__ import annotations
