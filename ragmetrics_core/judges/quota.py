@@ -14,7 +14,7 @@ import asyncio
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Literal, Protocol
 
 from ragmetrics_core.judges.base import JudgeError
@@ -103,6 +103,18 @@ class QuotaStats:
     refused: int
 
 
+@dataclass(slots=True)
+class _Tally:
+    """What a quota has let through, counted as it happens (:class:`QuotaStats` is its snapshot)."""
+
+    requests: int = 0
+    rate_limited: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    spent_usd: float = 0.0
+    refused: int = 0
+
+
 @dataclass
 class ProviderQuota:
     """The shared state behind a gate. ``now`` is a monotonic clock in seconds (injected in tests)."""
@@ -112,7 +124,7 @@ class ProviderQuota:
     _requests: _Bucket | None = field(init=False, default=None)
     _tokens: _Bucket | None = field(init=False, default=None)
     _paused_until: float = field(init=False, default=0.0)
-    _stats: dict[str, float] = field(init=False, default_factory=dict)
+    _tally: _Tally = field(init=False, default_factory=_Tally)
 
     def __post_init__(self) -> None:
         start = self.now()
@@ -123,25 +135,22 @@ class ProviderQuota:
             self._requests = _Bucket(rps, 1.0, 1.0, start)
         if tpm is not None:
             self._tokens = _Bucket(tpm / 60.0, tpm / 60.0, tpm / 60.0, start)
-        self._stats = dict.fromkeys(
-            ("requests", "rate_limited", "prompt_tokens", "completion_tokens", "spent_usd", "refused"), 0
-        )
 
     def exhausted(self) -> str | None:
         """Why no request may start any more, or ``None``."""
-        limits, stats = self.limits, self._stats
-        if limits.budget_usd is not None and stats["spent_usd"] >= limits.budget_usd:
-            return f"{BUDGET_EXHAUSTED} (spent ${stats['spent_usd']:.4f} of ${limits.budget_usd:g})"
-        tokens = stats["prompt_tokens"] + stats["completion_tokens"]
+        limits, tally = self.limits, self._tally
+        if limits.budget_usd is not None and tally.spent_usd >= limits.budget_usd:
+            return f"{BUDGET_EXHAUSTED} (spent ${tally.spent_usd:.4f} of ${limits.budget_usd:g})"
+        tokens = tally.prompt_tokens + tally.completion_tokens
         if limits.max_tokens is not None and tokens >= limits.max_tokens:
-            return f"{BUDGET_EXHAUSTED} ({tokens:.0f} of {limits.max_tokens} tokens)"
+            return f"{BUDGET_EXHAUSTED} ({tokens} of {limits.max_tokens} tokens)"
         return None
 
     def reserve(self, estimated_tokens: int) -> float | str:
         """Seconds to wait before sending, or why the request is refused (the budget is spent)."""
         refusal = self.exhausted()
         if refusal is not None:
-            self._stats["refused"] += 1
+            self._tally.refused += 1
             return refusal
         now = self.now()
         wait = max(0.0, self._paused_until - now)
@@ -149,30 +158,26 @@ class ProviderQuota:
             wait = max(wait, self._requests.reserve(1, now))
         if self._tokens is not None:
             wait = max(wait, self._tokens.reserve(estimated_tokens, now))
-        self._stats["requests"] += 1
+        self._tally.requests += 1
         return wait
 
     def settle(self, kind: RequestKind, estimated_tokens: int, prompt_tokens: int, completion_tokens: int) -> None:
         used = prompt_tokens + completion_tokens
         if self._tokens is not None:
             self._tokens.give_back(estimated_tokens - used)  # negative when the estimate was short: others wait
-        self._stats["prompt_tokens"] += prompt_tokens
-        self._stats["completion_tokens"] += completion_tokens
+        self._tally.prompt_tokens += prompt_tokens
+        self._tally.completion_tokens += completion_tokens
         if kind == "chat" and self.limits.price is not None:
             prompt_price, completion_price = self.limits.price
-            self._stats["spent_usd"] += (prompt_tokens * prompt_price + completion_tokens * completion_price) / 1e6
+            self._tally.spent_usd += (prompt_tokens * prompt_price + completion_tokens * completion_price) / 1e6
 
     def pause(self, retry_after_s: float | None) -> None:
         """A 429: nobody sends before the provider's ``Retry-After`` (one second when it did not say)."""
-        self._stats["rate_limited"] += 1
+        self._tally.rate_limited += 1
         self._paused_until = max(self._paused_until, self.now() + (1.0 if retry_after_s is None else retry_after_s))
 
     def stats(self) -> QuotaStats:
-        s = self._stats
-        return QuotaStats(
-            requests=int(s["requests"]), rate_limited=int(s["rate_limited"]), prompt_tokens=int(s["prompt_tokens"]),
-            completion_tokens=int(s["completion_tokens"]), spent_usd=s["spent_usd"], refused=int(s["refused"]),
-        )
+        return QuotaStats(**asdict(self._tally))
 
 
 async def obey(answer: float | str) -> None:
