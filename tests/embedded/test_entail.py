@@ -164,3 +164,10 @@ def test_a_term_the_window_also_asserts_is_not_denied_by_a_negation_in_another_o
     verdict, rationale = _verdict("The governor signed the law", "The governor did not sign the law.")
     assert verdict is Verdict.CONTRADICTED, rationale
     assert "negation" in rationale
+
+
+def test_a_lone_chinese_character_of_the_claim_is_found_inside_a_premise_word() -> None:
+    # "以外" leaves "外" a segment of its own in the claim; the premise has it only inside "外面".
+    result = check(terms("公园以外"), Premise.from_text("这是公园外面的地方。"))
+    assert result.verdict is Verdict.ENTAILED, result.rationale
+    assert "外" not in result.rationale, result.rationale

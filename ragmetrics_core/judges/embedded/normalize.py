@@ -769,6 +769,10 @@ def _segment_terms(segment: list[str], weights: dict[str, float], order: list[st
     if len(segment) == 1:
         _add(weights, order, segment[0], ZH_UNIGRAM_WEIGHT)
         return [segment[0]]
+    for char in segment:
+        # Weightless unigrams let a claim's lone content character (a one-character segment, which weighs) be
+        # found inside a longer run of the premise: "外" of "…组织以外" in "政府以外的".
+        _add(weights, order, char, 0.0)
     bigrams = [first + second for first, second in pairwise(segment)]
     for bigram in bigrams:
         _add(weights, order, bigram, WEAK_WEIGHT if bigram in lexicon.ZH_WEAK else ZH_BIGRAM_WEIGHT)
