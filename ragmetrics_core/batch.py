@@ -127,14 +127,20 @@ class BatchRun:
             self.errors.append(error)
 
 
+Todo = tuple[int, LoadedSample]
+"""A sample still to score, with its position in the input."""
+Record = Callable[[Todo, EvaluationResult], None]
+"""Takes one finished result to the output, the summary and the report."""
+
+
 class FileEngine(Protocol):
     """Scores a file run's samples somewhere else (``ragmetrics_core.scale``: on Ray) and hands each result to
     ``record`` on this thread as it arrives; reading, resuming, writing and the summary stay :func:`evaluate_file`'s."""
 
     def __call__(
         self,
-        todo: Sequence[tuple[int, LoadedSample]],
-        record: Callable[[tuple[int, LoadedSample], EvaluationResult], None],
+        todo: Sequence[Todo],
+        record: Record,
         *,
         progress: bool,
         resumed: int,
@@ -247,10 +253,10 @@ class _Plan:
     """Results-file row → the input position of the sample it resumes, -1 for rows not taken."""
     redo: bytearray = field(default_factory=bytearray)
     """Per input position: 1 when the sample is to be evaluated."""
-    held: list[tuple[int, LoadedSample]] | None = None
+    held: list[Todo] | None = None
     """The samples to evaluate, for a source that cannot be read twice (stdin, a stream, data in memory)."""
 
-    def todo(self) -> Iterator[tuple[int, LoadedSample]]:
+    def todo(self) -> Iterator[Todo]:
         if self.held is not None:
             yield from self.held
             return
@@ -338,7 +344,7 @@ class _Runner:
         self.stop = StopFlag()
         self.workers: list[asyncio.Task[None]] = []
 
-    async def run(self, todo: Iterator[tuple[int, LoadedSample]], pending: int) -> None:
+    async def run(self, todo: Iterator[Todo], pending: int) -> None:
         resumed = self.run_state.resumed
         with self._interrupts():
             await score_many(
@@ -348,7 +354,7 @@ class _Runner:
                 stop=self.stop, workers=self.workers,
             )
 
-    async def _evaluate(self, item: tuple[int, LoadedSample]) -> EvaluationResult:
+    async def _evaluate(self, item: Todo) -> EvaluationResult:
         _, loaded = item
         assert self.evaluator is not None  # None only with an engine, which scores elsewhere
         try:
@@ -364,7 +370,7 @@ class _Runner:
             result = result.model_copy(update={"sample_id": loaded.id})
         return result
 
-    def record(self, item: tuple[int, LoadedSample], result: EvaluationResult) -> None:
+    def record(self, item: Todo, result: EvaluationResult) -> None:
         position, loaded = item
         run = self.run_state
         earlier = run.retried.get(loaded.id)

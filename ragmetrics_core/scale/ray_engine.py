@@ -17,7 +17,7 @@ import logging
 import math
 import os
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -26,11 +26,11 @@ import ray
 import ray.data
 from tqdm import tqdm
 
+from ragmetrics_core.batch import Record, Todo
 from ragmetrics_core.formats import InputError, InputFormat, LoadedSample, iter_samples
 from ragmetrics_core.judge_factory import JudgeSettings
 from ragmetrics_core.judges.quota import QuotaStats
 from ragmetrics_core.metrics import MetricOptions
-from ragmetrics_core.results import EvaluationResult
 from ragmetrics_core.scale.ray_quota import RayGate
 from ragmetrics_core.scale.rows import RowScorer, prepared_row, result_from_row
 
@@ -155,8 +155,8 @@ class RayFileEngine:
 
     def __call__(
         self,
-        todo: Sequence[tuple[int, LoadedSample]],
-        record: Callable[[tuple[int, LoadedSample], EvaluationResult], None],
+        todo: Sequence[Todo],
+        record: Record,
         *,
         progress: bool,
         resumed: int,
