@@ -22,6 +22,7 @@ from typing import Any, NamedTuple, cast
 from ragmetrics_core.construct import builder
 from ragmetrics_core.evidence import VERDICT_STRICTNESS, Check, Verdict
 from ragmetrics_core.judges.embedded.normalize import PREFIX_LENGTH, Number, Terms, terms
+from ragmetrics_core.judges.embedded.relations import another_role, role_given_to_another, said_of_a_relative
 from ragmetrics_core.judges.embedded.segment import sentences
 
 MIN_CLAIM_WEIGHT = 1.0
@@ -213,6 +214,12 @@ def check(claim: Terms, premise: Premise, label: str = "premise") -> Check:
         if conflict is not None:
             return _verdict(Verdict.CONTRADICTED, confidence=round(min(0.95, 0.5 + coverage / 2), 4),
                          rationale=f"{conflict}; {covered}", support=0.0)
+    if coverage >= CONTRADICTION_ALIGNMENT:
+        units = list(map(premise.units.__getitem__, window.positions))
+        other = said_of_a_relative(claim, units) or another_role(claim, units)
+        if other is not None:
+            return _verdict(Verdict.NEUTRAL, confidence=round(min(0.95, 0.5 + coverage / 2), 4),
+                            rationale=f"{other}; {covered}", support=0.0)
     absent_numbers = [number.text for number in claim.numbers if number.key not in premise.keys
                       and not _close_number(number, premise, window)]
     threshold = _threshold(total)
@@ -546,7 +553,7 @@ def _contradiction(claim: Terms, premise: Premise, window: _Window) -> str | Non
     swapped = _swapped_names(claim, units)
     if swapped is not None:
         return f"{swapped[0]} and {swapped[1]} appear in swapped roles"
-    return None
+    return role_given_to_another(claim, units)
 
 
 def _negation_conflict(claim: Terms, units: Sequence[Terms]) -> str | None:

@@ -61,6 +61,15 @@ EN_WEAK = frozenset(
     """)
 )
 
+# People a name stands beside without being them ("Curie's father" is not Curie; see relations.py).
+EN_RELATIVES = frozenset(
+    words("""
+    father mother parents parent son sons daughter daughters child children brother brothers sister sisters wife
+    husband widow widower grandfather grandmother grandson granddaughter uncle aunt cousin nephew niece stepfather
+    stepmother stepson stepdaughter fiance fiancee partner boyfriend girlfriend family twin
+    """)
+)
+
 RU_STOPWORDS = frozenset(
     words("""
     и в во не что он на я с со как а то все она так его но да ты к у же вы за бы по только ее мне было вот от

@@ -127,6 +127,8 @@ class Terms(NamedTuple):
     """Capitalised content terms in order, sentence-initial ones included (for swapped-role checks)."""
     total: float
     """Sum of the weights: the claim content a premise must cover."""
+    text: str
+    """The text as read (prepared): relation checks (:mod:`.relations`) look at its words in order."""
 
 
 def prepare(text: str) -> str:
@@ -295,7 +297,7 @@ def _token_terms(text: str, matches: list[_Token]) -> Terms:
         for key in name_weights:
             weights[key] = 0.0
     capital_keys = [key for key in (keys_at[position] for position in capitals) if key]
-    return _terms_tuple(weights, tuple(order), numbers, negated, negated_keys, capital_keys)
+    return _terms_tuple(weights, tuple(order), numbers, negated, negated_keys, capital_keys, text)
 
 
 _NOTHING_WAITS, _NEGATION_WAITS, _NUMBER_WAITS = range(3)
@@ -451,7 +453,7 @@ def _plain_terms(text: str) -> Terms | None:
             capitals = [at - sum(1 for gap in untokened if gap < at) for at in capitals]  # part → token index
         _add_acronyms(text, _tokens(text), None, capitals, weights, [])  # the order is the dict's
     # Every key was added in order of appearance, and only ever reweighted after: the order is the dict's.
-    return _terms_tuple(weights, tuple(weights), numbers, negated, negated_keys, capital_keys)
+    return _terms_tuple(weights, tuple(weights), numbers, negated, negated_keys, capital_keys, text)
 
 
 def _may_form_a_name(parts: list[str], capitals: list[int]) -> bool:
@@ -490,6 +492,7 @@ def _terms_tuple(
     negated: bool,
     negated_keys: set[str],
     capital_keys: list[str],
+    text: str,
 ) -> Terms:
     proper: tuple[str, ...]
     if len(capital_keys) == 1:  # the commonest case: only the sentence's first word
@@ -498,7 +501,8 @@ def _terms_tuple(
         proper = tuple(dict.fromkeys(filter(None, capital_keys))) if capital_keys else ()
     # tuple.__new__ is what the named tuple's own constructor calls, without its Python-level frame.
     return tuple.__new__(Terms, (weights, order, tuple(numbers), negated,
-                                 frozenset(negated_keys) if negated_keys else _NO_KEYS, proper, sum(weights.values())))
+                                 frozenset(negated_keys) if negated_keys else _NO_KEYS, proper, sum(weights.values()),
+                                 text))
 
 
 _NO_KEYS: frozenset[str] = frozenset()

@@ -1,0 +1,139 @@
+"""Whom a sentence speaks of: three relation checks that a bag of matched words cannot make.
+
+- **Role given to another name.** The claim says a name *is the* role ("Sydney is the capital of Australia"); a
+  sentence of the window gives that role to another name ("Canberra is the capital city of Australia") and does
+  not mention the claim's name. "The R" names one thing, so the sentence contradicts the claim.
+- **Another role for the name.** The sentence says the claim's X is the R' of something, R' sharing none of the
+  claim's relation words ("Sydney is the largest city in Australia"): only the names match, so it does not
+  support the claim.
+- **Said of a relative.** The claim opens with a name that the sentence mentions only as the owner of a relative
+  the claim does not mention ("Marie Curie's father was born in Warsaw" for "Marie Curie was born in Warsaw"):
+  the sentence speaks of the father, so it does not support the claim.
+
+All three read English word order ("X is the R", "the R is X", "X's N"); other languages are left to the lexical
+checks. Parses are memoised per text: a premise sentence is checked against many claims.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from functools import lru_cache
+from typing import NamedTuple
+
+from ragmetrics_core.judges.embedded import lexicon
+from ragmetrics_core.judges.embedded.normalize import Terms, terms
+
+_WORD = r"[A-Z]\w*(?:['’][A-Z]\w*)?"
+_NAME = rf"{_WORD}(?:\s+(?:of\s+|de\s+|von\s+|van\s+)?{_WORD})*"
+_COPULA = r"(?:is|was|are|were|remains|remained|became)"
+_ROLE = r"[^,;:.!?()\"“”]+?"
+# The name opens its clause: in "Kilimanjaro in Tanzania is the highest …" the subject is not Tanzania.
+_CLAUSE_START = r"(?:^|(?<=[,;:(—–])|(?<=\band)|(?<=\bbut)|(?<=\bwhile)|(?<=\bthat))\s*(?:[Tt]he\s+)?"
+_NAME_IS_ROLE_RE = re.compile(
+    rf"{_CLAUSE_START}(?P<name>{_NAME})\s+{_COPULA}\s+(?:also\s+|still\s+|now\s+)?the\s+(?P<role>{_ROLE})(?=[,;:.!?()\"“”]|$)"
+)
+_ROLE_IS_NAME_RE = re.compile(rf"\b[Tt]he\s+(?P<role>{_ROLE})\s+{_COPULA}\s+(?P<name>{_NAME})")
+_NAME_RE = re.compile(rf"(?<![\w'’]){_NAME}")
+_OWNED_AFTER_RE = re.compile(r"['’]s\s+([a-z]+)")
+
+
+class _Identity(NamedTuple):
+    name: str
+    """The name as written, casefolded."""
+    role: frozenset[str]
+    """The role's content keys ("capital of Australia" → capital, Australia)."""
+    relation: frozenset[str]
+    """The role's keys other than names ("capital of Australia" → capital)."""
+    role_text: str
+
+
+@lru_cache(maxsize=4096)
+def _identities(text: str) -> tuple[_Identity, ...]:
+    """Every "X is the R" and "the R is X" of a text whose name and role both carry content."""
+    found: list[_Identity] = []
+    for pattern in (_NAME_IS_ROLE_RE, _ROLE_IS_NAME_RE):
+        for match in pattern.finditer(text):
+            name, role = match.group("name"), match.group("role")
+            role_terms = terms(role)
+            role_keys = frozenset(key for key, weight in role_terms.weights.items() if weight > 0)
+            if role_keys and _has_content(name):
+                relation = role_keys.difference(role_terms.proper)
+                found.append(_Identity(name.casefold(), role_keys, relation, role.strip()))
+    return tuple(found)
+
+
+@lru_cache(maxsize=4096)
+def _subject(text: str) -> str | None:
+    """The name a text opens with, when it carries content (not "He" or "The")."""
+    match = _NAME_RE.match(text.lstrip())
+    if match is None or _OWNED_AFTER_RE.match(text.lstrip(), match.end()) is not None:
+        return None  # "Walmart's stance …" speaks of the stance
+    return match.group(0) if _has_content(match.group(0)) else None
+
+
+def _has_content(name: str) -> bool:
+    return any(weight > 0 for weight in terms(name).weights.values())
+
+
+def role_given_to_another(claim: Terms, units: Sequence[Terms]) -> str | None:
+    """The sentence of ``units`` that gives the claim's "X is the R" role to a name other than X, if any."""
+    claimed = _identities(claim.text)
+    if not claimed:
+        return None
+    for unit in units:
+        said = _identities(unit.text)
+        if not said:
+            continue
+        lowered = unit.text.casefold()
+        for mine in claimed:
+            if mine.name in lowered:
+                continue  # the sentence names the claim's subject too: not another's role
+            for theirs in said:
+                if mine.role <= theirs.role and theirs.name not in mine.name:
+                    return f"the premise gives '{theirs.role_text}' to {theirs.name.title()}, not {mine.name.title()}"
+    return None
+
+
+def another_role(claim: Terms, units: Sequence[Terms]) -> str | None:
+    """A sentence of ``units`` that says the claim's "X is the R" subject X is an R' that shares none of R's
+    relation words ("Sydney is the largest city in Australia" for "Sydney is the capital of Australia": only the
+    names match)."""
+    claimed = _identities(claim.text)
+    if not claimed:
+        return None
+    for unit in units:
+        for theirs in _identities(unit.text):
+            for mine in claimed:
+                if theirs.name == mine.name and mine.relation and mine.relation.isdisjoint(theirs.role):
+                    return f"the premise says {mine.name.title()} is the {theirs.role_text}, not the {mine.role_text}"
+    return None
+
+
+def said_of_a_relative(claim: Terms, units: Sequence[Terms]) -> str | None:
+    """The claim's subject, when a one-sentence window mentions it only as the owner of a relative the claim does
+    not mention."""
+    if len(units) != 1:
+        return None  # a window pieced from several sentences may state the subject in one and the owner in another
+    name = _subject(claim.text)
+    if name is None:
+        return None
+    last = name.split()[-1]
+    text = units[0].text
+    opening = re.match(rf"\s*(?:[Tt]he\s+)?{re.escape(name)}['’]s\s+([a-z]+)", text)
+    if opening is None or not _owned_only(last, text):
+        return None
+    owned = opening.group(1)
+    # Only relatives: other owned things ("Haidara's knee injury will keep him out", "McAlister's goal") usually
+    # speak of the owner too.
+    if owned in lexicon.EN_RELATIVES and terms(owned).weights.keys().isdisjoint(claim.weights):
+        return f"the premise says it of {name}'s {owned}, not of {name}"
+    return None
+
+
+def _owned_only(word: str, text: str) -> bool:
+    """Whether every occurrence of ``word`` in ``text`` is an owner ("Curie's father")."""
+    for match in re.finditer(rf"(?<![\w'’]){re.escape(word)}(?!\w)", text):
+        if _OWNED_AFTER_RE.match(text, match.end()) is None:
+            return False
+    return True

@@ -1,0 +1,71 @@
+"""Whom a sentence speaks of: the issue's relational cases, and the near misses the checks must leave alone."""
+
+from __future__ import annotations
+
+import pytest
+
+from ragmetrics_core import Evaluator, RagSample
+from ragmetrics_core.evidence import Verdict
+from ragmetrics_core.judges.embedded.entail import Premise, check
+from ragmetrics_core.judges.embedded.normalize import terms
+
+
+def _faithfulness(question: str, contexts: list[str], response: str) -> float | None:
+    sample = RagSample(user_input=question, retrieved_contexts=contexts, response=response)
+    return Evaluator().evaluate(sample).score("faithfulness")
+
+
+def test_a_fact_about_a_father_does_not_support_it_of_the_child() -> None:
+    contexts = ["Marie Curie's father was born in Warsaw. Marie Curie was born in Paris."]
+    assert _faithfulness("Where was Marie Curie born?", contexts, "Marie Curie was born in Warsaw.") == 0.0
+    assert _faithfulness("Where was Marie Curie born?", contexts, "Marie Curie was born in Paris.") == 1.0
+    father = "Marie Curie's father was born in Warsaw."
+    assert _faithfulness("Where was her father born?", [father], "Marie Curie's father was born in Warsaw.") == 1.0
+
+
+def test_a_role_the_contexts_give_to_another_name_is_not_supported() -> None:
+    contexts = ["Canberra is the capital city of Australia.", "Sydney is the largest city in Australia."]
+    question = "What is the capital of Australia?"
+    assert _faithfulness(question, contexts, "Sydney is the capital of Australia.") == 0.0
+    assert _faithfulness(question, contexts, "Canberra is the capital of Australia.") == 1.0
+    assert _faithfulness(question, contexts, "Sydney is the largest city in Australia.") == 1.0
+
+
+@pytest.mark.parametrize(
+    ("claim", "premise", "verdict"),
+    [
+        # The role given to someone else: a contradiction, whichever side the name stands on.
+        ("Sydney is the capital of Australia", "Canberra is the capital city of Australia.", Verdict.CONTRADICTED),
+        ("Sydney is the capital of Australia", "The capital of Australia is Canberra.", Verdict.CONTRADICTED),
+        ("The capital of Australia is Sydney", "Canberra is the capital of Australia.", Verdict.CONTRADICTED),
+        # The sentence names the claim's subject too ("Canberra, not Sydney, is …" reads differently): left alone.
+        ("Canberra is the capital of Australia", "Canberra is the capital of Australia.", Verdict.ENTAILED),
+        # Another role for the same name, sharing a relation word: a paraphrase the lexical check grades.
+        ("Paris is the capital of France", "Paris is the capital and largest city of France.", Verdict.ENTAILED),
+        # An owned thing that is not a person ("Haidara's knee injury will keep him out"): still about Haidara.
+        ("Massadio Haidara has been ruled out for the season",
+         "Massadio Haidara's knee injury has ruled him out for the season.", Verdict.ENTAILED),
+        # A name inside the subject is not the subject: Tanzania is not said to be the highest mountain, so the
+        # premise does not give Tanzania's role to Kilimanjaro (only "in Tanzania" is missing).
+        ("Mount Kilimanjaro in Tanzania is the highest mountain in Africa",
+         "Mount Kilimanjaro is the highest mountain in Africa.", Verdict.ENTAILED),
+        # A clause of its own after "and".
+        ("Mombasa is the capital of Kenya", "Kenya is in East Africa, and Nairobi is the capital of Kenya.",
+         Verdict.CONTRADICTED),
+        # The claim is itself about the relative.
+        ("Marie Curie's father was born in Warsaw", "Marie Curie's father was born in Warsaw.", Verdict.ENTAILED),
+    ],
+)
+def test_verdicts_on_one_sentence(claim: str, premise: str, verdict: Verdict) -> None:
+    assert check(terms(claim), Premise.from_text(premise)).verdict is verdict
+
+
+def test_the_rationale_says_whom_the_sentence_speaks_of() -> None:
+    father = Premise.from_text("Marie Curie's father was born in Warsaw.")
+    relative = check(terms("Marie Curie was born in Warsaw"), father)
+    assert relative.verdict is Verdict.NEUTRAL and relative.support == 0.0
+    assert "Marie Curie's father" in relative.rationale
+    largest = Premise.from_text("Sydney is the largest city in Australia.")
+    role = check(terms("Sydney is the capital of Australia"), largest)
+    assert role.verdict is Verdict.NEUTRAL and role.support == 0.0
+    assert "largest city in Australia" in role.rationale
