@@ -110,3 +110,27 @@ def test_ordinals_match_their_digits_and_us_is_the_country() -> None:
         assert set(terms(spelling).weights) == set(terms("the United States election").weights)
     assert "usa" not in terms("Tell us about it").weights  # the pronoun stays a pronoun
     assert "usa" not in terms("a USB drive").weights
+
+
+@pytest.mark.parametrize(
+    ("text", "same_as"),
+    [
+        ("open from 2:00 PM", "open from 14:00"),
+        ("open from 2 pm", "open from 14:00"),
+        ("open from 7 a.m.", "open from 7:00"),
+        ("closes at 12:30 p.m.", "closes at 12:30"),
+        ("opens at 12 am", "opens at 0:00"),
+        ("в 14:00 по Москве", "в 14:00 по Москве"),
+    ],
+)
+def test_a_time_of_day_is_one_term_on_the_24_hour_clock(text: str, same_as: str) -> None:
+    assert terms(text).weights == terms(same_as).weights
+    assert len([key for key in terms(text).weights if key.startswith("h")]) == 1
+
+
+@pytest.mark.parametrize(
+    ("text", "numbers"),
+    [("they won 3:2", {"#3", "#2"}), ("a ratio of 1:10,000", {"#1", "#10000"}), ("14 pm", {"#14"})],
+)
+def test_scores_ratios_and_impossible_times_stay_numbers(text: str, numbers: set[str]) -> None:
+    assert {number.key for number in terms(text).numbers} == numbers

@@ -16,7 +16,11 @@ RECORD = json.dumps(
     {
         "name": "Goodland Kitchen",
         "city": "Goleta",
-        "attributes": {"OutdoorSeating": True, "RestaurantsReservations": False, "WiFi": "no", "Music": None},
+        "hours": {"Monday": "7:0-14:0"},
+        "attributes": {
+            "OutdoorSeating": True, "RestaurantsReservations": False, "WiFi": "no", "Music": None,
+            "BusinessParking": {"garage": False, "street": True},
+        },
         "business_stars": 3.5,
         "review_info": [{"review_text": "Great lunch menu and very friendly service, we will come back again soon."}],
     },
@@ -35,7 +39,9 @@ def test_leaves_become_statements_with_their_key_path_in_words() -> None:
     statements = readable(RECORD).split("\n\n")
     assert "name Goodland Kitchen." in statements
     assert "attributes outdoor seating." in statements
-    assert "no attributes restaurants reservations." in statements
+    assert "attributes: no restaurants reservations." in statements
+    assert "attributes business parking: no garage." in statements  # the negation covers the leaf alone
+    assert "hours monday 7:00-14:00." in statements  # minutes get their two digits: times of day
     assert "business stars 3.5." in statements
     # Prose values stay prose; null leaves state nothing.
     assert "Great lunch menu and very friendly service, we will come back again soon." in statements
@@ -49,6 +55,11 @@ def test_leaves_become_statements_with_their_key_path_in_words() -> None:
         ("Goodland Kitchen has a rating of 3.5 stars.", Verdict.ENTAILED),
         ("Goodland Kitchen is in Goleta.", Verdict.ENTAILED),
         ("Goodland Kitchen accepts restaurant reservations.", Verdict.CONTRADICTED),
+        ("Goodland Kitchen has a garage.", Verdict.CONTRADICTED),
+        # "no garage" under "business parking" denies the garage, not the business.
+        ("Goodland Kitchen is a business in Goleta.", Verdict.ENTAILED),
+        ("Goodland Kitchen is open from 7:00 AM to 2:00 PM.", Verdict.ENTAILED),
+        ("Goodland Kitchen is open from 7 am to 3 pm.", Verdict.CONTRADICTED),  # 15:00 against 14:00
         ("Goodland Kitchen is in Santa Barbara.", Verdict.NEUTRAL),
     ],
 )

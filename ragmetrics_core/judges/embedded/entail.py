@@ -592,11 +592,14 @@ def _comparable(number: Number) -> bool:
     return True
 
 
+_EXACT_KINDS = frozenset({"year", "time"})
+
+
 def _same_number(number: Number, other: Number) -> bool:
     if number.key == other.key:
         return True
-    if number.kind == "year" or other.kind == "year" or min(abs(number.value), abs(other.value)) < 100:
-        # Years and small counts must match exactly; only large quantities may be rounded ("about 6,600").
+    if number.kind in _EXACT_KINDS or other.kind in _EXACT_KINDS or min(abs(number.value), abs(other.value)) < 100:
+        # Years, times of day and small counts must match exactly; only large quantities may be rounded.
         return False
     return abs(number.value - other.value) / max(abs(number.value), abs(other.value)) <= _NUMBER_TOLERANCE
 

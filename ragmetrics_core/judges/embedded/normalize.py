@@ -33,6 +33,14 @@ _TOKEN_RE = re.compile(
 _HAS_CJK_RE = re.compile(f"[{_CJK}]")
 # "2018–19", not part of a date or a version ("2010-12-04", "1.2010-11")
 _YEAR_RANGE_RE = re.compile(r"(?<![\d./-])((?:1[5-9]|20)\d\d)([-–])(\d\d)(?!\d|[./-]\d)")
+# A time of day, "7:00", "14:00", "2:00 PM", "7 a.m.", "2pm": one term (see :func:`_clock_time`). Minutes have
+# two digits, so a score or a ratio ("won 3:2") stays two numbers.
+_CLOCK_RE = re.compile(
+    r"(?<![\d:.,])(?:(\d{1,2}):([0-5]\d)(?::[0-5]\d)?(?![\d:]|[.,]\d)|(\d{1,2})(?=\s?[aApP]\.?[mM]\b))"
+    r"(?:\s?([aApP])\.?[mM]\b\.?)?"
+)
+_TIME_TERM_RE = re.compile(r"h[0-2]\d[0-5]\d")
+_CLOCK_HINT_RE = re.compile(r"\d(?::\d|\s?[aApP]\.?[mM]\b)")
 _US_RE = re.compile(r"(?<![\w.])U\.?S\.?(?![\w.])")
 _SPACED_DIGITS_RE = re.compile(r"\d[\u00a0\u202f\u2009 ]\d")  # the digit-group separators the pattern accepts
 _THOUSANDS_RE = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")
@@ -149,6 +157,19 @@ def _full_range(match: re.Match[str]) -> str:
     return f"{first}{dash}{end}" if end > int(first) else match.group(0)
 
 
+def _clock_time(match: re.Match[str]) -> str:
+    """A time of day as one number on the 24-hour clock ("2:00 PM" and "14:00" → ``h1400``, of kind "time"): the
+    two numbers of "7:00" would each match any 7 or 0, and "2 PM" would never match "14:00"."""
+    hours = int(match.group(1) or match.group(3))
+    minutes = int(match.group(2) or 0)
+    half = (match.group(4) or "").casefold()
+    if half and 1 <= hours <= 12:
+        hours = hours % 12 + (12 if half == "p" else 0)
+    elif half or hours > 24:
+        return match.group(0)  # "14 pm", "31:00": not a time of day
+    return f"h{hours:02d}{minutes:02d}"
+
+
 def word_key(word: str) -> str:
     """The term key of one word (stemmed, synonyms merged)."""
     key = _word_key(word)
@@ -184,6 +205,8 @@ def terms(text: str) -> Terms:
         # "2018–19" is 2018 to 2019: the second year in full, so it matches "2018-2019" (terms only: the
         # claim's text stays as written).
         text = _YEAR_RANGE_RE.sub(_full_range, text)
+    if _CLOCK_HINT_RE.search(text):
+        text = _CLOCK_RE.sub(_clock_time, text)
     if "U" in text and _US_RE.search(text):
         text = _US_RE.sub("USA", text)  # "US", "U.S." are the country, not the pronoun "us"
     lowered = text.casefold()
@@ -275,6 +298,11 @@ def _token_terms(text: str, matches: list[_Token]) -> Terms:
                 negated_keys.add(number.key)
                 scope -= 1
         elif kind == "mixed":
+            if _TIME_TERM_RE.fullmatch(token):  # a time of day, written so by _clock_time
+                number = Number(float(token[1:]), "time", token, f"{token[1:3]}:{token[3:]}")
+                numbers.append(number)
+                _add(weights, order, token, NUMBER_WEIGHT)
+                continue
             _add(weights, order, word_key(token[:MAX_TOKEN_CHARS].casefold()), NAME_WEIGHT)
         else:
             if "我" in token or "你" in token or "您" in token:

@@ -2,10 +2,11 @@
 
 A lexical judge compares words in sentences; ``{"OutdoorSeating": true, "hours": {"Monday": "7:0-14:0"}}`` has
 neither. Each leaf becomes one statement of its key path in words and its value ("outdoor seating.",
-"hours monday 7:0-14:0."), a ``false`` leaf a negated one ("no outdoor seating."), so an answer that says the
-place "offers outdoor seating" is checked against the statement that says so, and one that says "it takes
-reservations" against "no restaurants reservations" (a negation the judge reads as a contradiction). Long
-string values (reviews, descriptions) stay prose, to be cut into sentences as any other text.
+"hours monday 7:00-14:00.", the minutes given two digits so the judge reads times of day), a ``false`` leaf a
+negated one whose negation covers the leaf alone ("attributes business parking: no garage."), so an answer that
+says the place "offers outdoor seating" is checked against the statement that says so, and one that says "it
+has a garage" against "no garage" (a negation the judge reads as a contradiction). Long string values (reviews,
+descriptions) stay prose, to be cut into sentences as any other text.
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ MAX_STATEMENTS = 5_000
 
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 _SEPARATORS = re.compile(r"[_\-.]+")
+_CLOCK_MINUTES = re.compile(r"(?<![\d:])(\d{1,2}):(\d)(?!\d)")
+"""Opening hours written "7:0-14:0": the minutes get their two digits, so the judge reads times of day."""
 
 
 def readable(text: str) -> str:
@@ -55,11 +58,14 @@ def _statements(value: Any, path: tuple[str, ...]) -> Iterator[str]:
     elif value is True:
         yield _sentence(" ".join(path))
     elif value is False:
-        yield _sentence("no " + " ".join(path))
+        # The negation covers the leaf alone: "attributes business parking: no garage" denies a garage, not a
+        # business (the judge's negation scope stops at the colon).
+        *parents, leaf = path or ("",)
+        yield _sentence(f"{' '.join(parents)}: no {leaf}" if parents else f"no {leaf}")
     elif isinstance(value, str) and len(value.split()) > 8:
         yield value  # prose: its own sentences, without the key path in front
     else:
-        yield _sentence(" ".join((*path, str(value))))
+        yield _sentence(" ".join((*path, _CLOCK_MINUTES.sub(r"\1:0\2", str(value)))))
 
 
 def _words(key: str) -> str:
