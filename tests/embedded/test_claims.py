@@ -65,23 +65,14 @@ def test_inserted_participle_clause() -> None:
     ]
 
 
-def test_adverbial_arguments_become_separate_claims() -> None:
+def test_a_clause_with_several_adverbials_stays_one_claim() -> None:
+    # One claim per adverbial (the old argument split) ranked worse on every tune set but one; the clause is
+    # checked whole, its longer content needing 70 % coverage.
     assert _texts("Paterson died on November 10, 2018, at the age of 78.") == [
-        "Paterson died on November 10, 2018",
-        "Paterson died at the age of 78",
-    ]
-
-
-def test_a_preposition_inside_the_subject_is_not_an_argument() -> None:
-    # "in Bruges" and "in England" describe the subject; splitting there lost the verb ("The panel in Bruges is").
-    assert _texts("The panel in Bruges is in the best condition and of exceptional quality.") == [
-        "The panel in Bruges is in the best condition and of exceptional quality"
-    ]
-    assert _texts("The museum in Paris opened in 1793 with 537 paintings.") == [
-        "The museum in Paris opened in 1793", "The museum in Paris opened with 537 paintings"
+        "Paterson died on November 10, 2018, at the age of 78"
     ]
     assert _texts("Музей в Париже открылся в 1793 году с 537 картинами.") == [
-        "Музей в Париже открылся в 1793 году", "Музей в Париже открылся с 537 картинами"
+        "Музей в Париже открылся в 1793 году с 537 картинами"
     ]
 
 

@@ -16,7 +16,7 @@ from ragmetrics_core.evidence import Claim
 from ragmetrics_core.judges.embedded import lexicon
 from ragmetrics_core.judges.embedded.lexicon import words
 from ragmetrics_core.judges.embedded.memo import text_cache
-from ragmetrics_core.judges.embedded.normalize import has_content_word, terms
+from ragmetrics_core.judges.embedded.normalize import terms
 from ragmetrics_core.judges.embedded.segment import language, sentences
 
 _new_claim = builder(Claim)
@@ -90,17 +90,11 @@ _EN_COMMON_VERBS = frozenset(
     "includes contains uses serves remains plays lives works")
 )
 _EN_SUBJECT_VERBS = lexicon.EN_AUXILIARIES | _EN_COMMON_VERBS
-"""The verbs that end an English sentence's subject (and, with past forms in -ed, open a clause's arguments)."""
+"""The verbs that end an English sentence's subject."""
 # Participles describing a lasting state ("located in"), as opposed to a past event ("founded in").
 _STATE_PARTICIPLES = frozenset(
     words("known located based headquartered situated owned operated managed used called named considered regarded")
 )
-_EN_ARGUMENT_PREPOSITIONS = frozenset(
-    words("in on at for with from during near through via across under over between among within by")
-)
-_RU_ARGUMENT_PREPOSITIONS = frozenset(words("в во на с со для из от при через под над между около возле"))
-# Words after which a preposition belongs to a fixed phrase ("known for", "due to", "such as").
-_NO_SPLIT_BEFORE = frozenset(words("known called used made based located due such as one part rather well"))
 _EN_DETERMINERS = frozenset(words("the a an this that these those some many most other such"))
 
 
@@ -154,66 +148,8 @@ def _split_western(sentence: str, previous_subject: str | None, *, ru: bool) -> 
     pieces: list[str] = []
     for part in _SEMICOLON_RE.split(body) if ";" in body else (body,):
         pieces.extend(_split_clauses(part, subject, ru=ru))
-    expanded: list[str] = []
-    for piece in pieces:
-        for item in _split_list(piece):
-            expanded.extend(_split_arguments(item, ru=ru))
+    expanded = [item for piece in pieces for item in _split_list(piece)]
     return expanded, subject if _names_something(subject) else None
-
-
-def _split_arguments(clause: str, *, ru: bool) -> list[str]:
-    """One claim per adverbial argument, like a triplet extractor would give.
-
-    "Paterson died on November 10, 2018, at the age of 78" → "Paterson died on November 10, 2018" and
-    "Paterson died at the age of 78". Only clauses with two or more such prepositional phrases are split,
-    each phrase keeping the head of the clause (everything before the first phrase).
-    """
-    prepositions = _RU_ARGUMENT_PREPOSITIONS if ru else _EN_ARGUMENT_PREPOSITIONS
-    lowered = clause.casefold().split()  # casefolding keeps whitespace where it is: the same words, in order
-    starts = [
-        index for index in range(2, len(lowered))
-        if lowered[index] in prepositions and lowered[index - 1] not in _NO_SPLIT_BEFORE
-    ]
-    if len(starts) < 2:
-        return [clause]  # most clauses: fewer than two phrases, whatever the verb (set lookups only)
-    # An argument follows the verb: a preposition before it belongs to the subject ("The panel in Bruges is …").
-    # A verb at or after the last candidate leaves none, so the search stops there.
-    verb_at = _first_verb(lowered, starts[-1], ru=ru)
-    starts = [index for index in starts if index > verb_at]
-    if len(starts) < 2:
-        return [clause]
-    words = clause.split()
-    head = words[: starts[0]]
-    if not has_content_word(head):
-        return [clause]
-    ends = starts[1:]
-    ends.append(len(words))
-    phrases = [words[start:end] for start, end in zip(starts, ends, strict=True)]
-    for phrase in phrases:
-        if not has_content_word(phrase[1:]):
-            return [clause]
-    head_text = " ".join(head)  # at least the two words before the first candidate
-    return [f"{head_text} {' '.join(phrase)}".rstrip(",") for phrase in phrases]
-
-
-def _first_verb(lowered: list[str], stop: int, *, ru: bool) -> int:
-    """The index of the first of these casefolded words before ``stop`` that looks like a verb, else ``stop``:
-    an auxiliary, a common verb, or (English) a past form in -ed / (Russian) a verb ending after the first word.
-    """
-    if ru:
-        for index, word in enumerate(lowered[:stop]):
-            word = word.strip(",")
-            # reflexive forms too ("открылся", "состоялась")
-            if word in lexicon.RU_COPULAS or (
-                index > 0 and (_RU_VERB_RE.search(word) is not None or word.endswith(("ся", "сь")))
-            ):
-                return index
-        return stop
-    for index, word in enumerate(lowered[:stop]):
-        word = word.strip(",")
-        if word in _EN_SUBJECT_VERBS or (len(word) >= 4 and word.endswith("ed")):
-            return index
-    return stop
 
 
 def _split_clauses(part: str, subject: str | None, *, ru: bool) -> list[str]:

@@ -553,19 +553,6 @@ def _word_token_info(token: str) -> _TokenInfo | None:
 _STOP, _NEGATION, _NUMBER_WORD, _SCALE, _WEAK, _CONTENT = range(6)
 
 
-def has_content_word(words: list[str]) -> bool:
-    """Whether any of these whitespace-separated words is a content word or a number (cheap, no full analysis)."""
-    for word in words:
-        core = word.strip(_EDGE_PUNCTUATION)
-        if not core:
-            continue
-        if not core.isalpha():  # digits included: a word with a digit is not alphabetic
-            return True
-        if _word_info(core[:MAX_TOKEN_CHARS])[0] in (_NUMBER_WORD, _WEAK, _CONTENT):
-            return True
-    return False
-
-
 _Special = tuple[int, bool, str | None, bool]
 _TokenInfo = tuple[str, float, _Special | None]
 _PLAIN_WORD: _Special = (_CONTENT, False, None, False)
