@@ -19,6 +19,7 @@ RECORD = json.dumps(
         "hours": {"Monday": "7:0-14:0"},
         "attributes": {
             "OutdoorSeating": True, "RestaurantsReservations": False, "WiFi": "no", "Music": None,
+            "RestaurantsPriceRange2": "2",
             "BusinessParking": {"garage": False, "street": True},
         },
         "business_stars": 3.5,
@@ -42,6 +43,8 @@ def test_leaves_become_statements_with_their_key_path_in_words() -> None:
     assert "attributes: no restaurants reservations." in statements
     assert "attributes business parking: no garage." in statements  # the negation covers the leaf alone
     assert "hours monday 7:00-14:00." in statements  # minutes get their two digits: times of day
+    assert "attributes: no wifi." in statements  # "no" denies like false; two short pieces stay one word
+    assert "attributes restaurants price range 2 2." in statements  # the key's digit is a word of its own
     assert "business stars 3.5." in statements
     # Prose values stay prose; null leaves state nothing.
     assert "Great lunch menu and very friendly service, we will come back again soon." in statements
@@ -56,6 +59,10 @@ def test_leaves_become_statements_with_their_key_path_in_words() -> None:
         ("Goodland Kitchen is in Goleta.", Verdict.ENTAILED),
         ("Goodland Kitchen accepts restaurant reservations.", Verdict.CONTRADICTED),
         ("Goodland Kitchen has a garage.", Verdict.CONTRADICTED),
+        # Denied, but "offers free" is not in the record: too little of the claim is covered to call the
+        # negation a contradiction, and not enough to support it.
+        ("Goodland Kitchen offers free WiFi.", Verdict.NEUTRAL),
+        ("Goodland Kitchen has no WiFi.", Verdict.ENTAILED),
         # "no garage" under "business parking" denies the garage, not the business.
         ("Goodland Kitchen is a business in Goleta.", Verdict.ENTAILED),
         ("Goodland Kitchen is open from 7:00 AM to 2:00 PM.", Verdict.ENTAILED),

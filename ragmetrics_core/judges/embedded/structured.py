@@ -21,8 +21,10 @@ MAX_JSON_CHARS = 2_000_000
 MAX_STATEMENTS = 5_000
 """Leaves read per record (documented cap); the rest of the record is left out."""
 
-_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])|(?<=[a-z])(?=\d)")
 _SEPARATORS = re.compile(r"[_\-.]+")
+_NEGATIVE_VALUES = frozenset({"no", "none", "false"})
+"""String values that deny the key as ``false`` does (``"WiFi": "no"``)."""
 _CLOCK_MINUTES = re.compile(r"(?<![\d:])(\d{1,2}):(\d)(?!\d)")
 """Opening hours written "7:0-14:0": the minutes get their two digits, so the judge reads times of day."""
 
@@ -57,7 +59,7 @@ def _statements(value: Any, path: tuple[str, ...]) -> Iterator[str]:
         return
     elif value is True:
         yield _sentence(" ".join(path))
-    elif value is False:
+    elif value is False or (isinstance(value, str) and value.strip().casefold() in _NEGATIVE_VALUES):
         # The negation covers the leaf alone: "attributes business parking: no garage" denies a garage, not a
         # business (the judge's negation scope stops at the colon).
         *parents, leaf = path or ("",)
@@ -69,8 +71,15 @@ def _statements(value: Any, path: tuple[str, ...]) -> Iterator[str]:
 
 
 def _words(key: str) -> str:
-    """A key in words: ``OutdoorSeating`` → ``outdoor seating``, ``business_stars`` → ``business stars``."""
-    return _SEPARATORS.sub(" ", _CAMEL.sub(" ", key)).strip().lower()
+    """A key in words: ``OutdoorSeating`` → ``outdoor seating``, ``business_stars`` → ``business stars``; two
+    short pieces stay one word (``WiFi`` → ``wifi``, as answers write it)."""
+    pieces: list[str] = []
+    for piece in _SEPARATORS.sub(" ", _CAMEL.sub(" ", key)).split():
+        if pieces and len(piece) <= 2 and len(pieces[-1]) <= 2:
+            pieces[-1] += piece
+        else:
+            pieces.append(piece)
+    return " ".join(pieces).lower()
 
 
 def _sentence(text: str) -> str:
