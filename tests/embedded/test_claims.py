@@ -1,9 +1,10 @@
-"""Claim extraction: clauses with the subject carried over, list items, arguments, pronouns, questions."""
+"""Claim extraction: clauses with the subject carried over, list items, pronouns, questions."""
 
 from __future__ import annotations
 
 import sys
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -146,3 +147,24 @@ def test_split_points_are_the_patterns_matches(part: str) -> None:
         return [(match.start(), match.end(), match.lastgroup) for match in found]  # type: ignore[attr-defined]
 
     assert spans(claims._split_points(part, ru=False)) == spans(claims._EN_SPLIT_RE.finditer(part))
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # An opening connective or phrase is never the subject a later "It" stands for.
+        ("However, Viva is a local restaurant. It also takes reservations.",
+         ["However, Viva is a local restaurant", "Viva also takes reservations"]),
+        ("Overall, Viva is a local business. It has potential.",
+         ["Overall, Viva is a local business", "Viva has potential"]),
+        ("In 1889, Eiffel built the tower. He was 56.", ["In 1889, Eiffel built the tower", "Eiffel was 56"]),
+        ("Однако, Пушкин писал стихи. Он жил в Москве.", ["Однако, Пушкин писал стихи", "Пушкин жил в Москве"]),
+        # An apposition after a name still ends the subject at its first comma.
+        ("Paris, the capital of France, is large. It is old.",
+         ["Paris, the capital of France, is large", "Paris is old"]),
+        ("The Eiffel Tower, located in Paris, is tall. It is old.",
+         ["The Eiffel Tower is located in Paris", "The Eiffel Tower is tall", "The Eiffel Tower is old"]),
+    ],
+)
+def test_the_subject_follows_an_opening_phrase(text: str, expected: list[str]) -> None:
+    assert _texts(text) == expected

@@ -287,17 +287,30 @@ def _subject(body: str, *, ru: bool) -> str | None:
         if is_verb:
             if index == 0:
                 return None
-            head = words[:index]
+            head = _after_opening_phrase(words[:index], ru=ru)
             for position, candidate in enumerate(head):
                 if candidate.endswith(","):
-                    head = head[: position + 1]
+                    head = head[: position + 1]  # "Paris, the capital of France, is …": the subject is Paris
                     break
             subject = " ".join(head).strip(",")
-            first = words[0].casefold()
+            if not subject:
+                return None
+            first = head[0].casefold()
             if first in (lexicon.RU_PRONOUN_SUBJECTS if ru else lexicon.EN_PRONOUN_SUBJECTS):
                 return None
             return subject
     return None
+
+
+def _after_opening_phrase(head: list[str], *, ru: bool) -> list[str]:
+    """``head`` without an opening phrase set off by a comma: a connective ("However,", "Overall,", "Однако,") or
+    a phrase opening with a preposition ("In 1889,", "After the war,"), which is never the subject."""
+    for position, word in enumerate(head[:6]):
+        if word.endswith(","):
+            if head[0].casefold().strip(",") in lexicon.OPENERS:
+                return head[position + 1 :]
+            break
+    return head
 
 
 def _names_something(subject: str | None) -> bool:

@@ -70,6 +70,21 @@ EN_RELATIVES = frozenset(
     """)
 )
 
+# Words that open a phrase set off by a comma before the subject ("However, …", "In 1889, …"): connectives,
+# sentence adverbs and prepositions, never the subject.
+OPENERS = frozenset(
+    words("""
+    however overall additionally moreover furthermore meanwhile nevertheless nonetheless consequently therefore
+    thus hence finally first firstly second secondly third lastly besides instead otherwise similarly likewise
+    indeed still today yesterday recently currently now then unfortunately fortunately notably specifically
+    ultimately originally initially later eventually also altogether in on at after before during since until
+    for from by with without under over through across between among within despite following according as
+    while when although though because if unlike like
+    однако кроме впрочем итак поэтому также например наконец сегодня вчера сейчас тогда в во на после до при
+    с со по согласно несмотря хотя когда если
+    """)
+)
+
 RU_STOPWORDS = frozenset(
     words("""
     и в во не что он на я с со как а то все она так его но да ты к у же вы за бы по только ее мне было вот от
