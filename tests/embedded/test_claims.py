@@ -168,3 +168,19 @@ def test_split_points_are_the_patterns_matches(part: str) -> None:
 )
 def test_the_subject_follows_an_opening_phrase(text: str, expected: list[str]) -> None:
     assert _texts(text) == expected
+
+
+def test_list_items_share_the_head_up_to_its_verb() -> None:
+    assert _texts("The business has outdoor seating, free parking, and a bar.") == [
+        "The business has outdoor seating", "The business has free parking", "The business has a bar"
+    ]
+    assert _texts("She visited the old town, the harbour, and the museum.") == [
+        "She visited the old town", "She visited the harbour", "She visited the museum"
+    ]
+    assert _texts("He visited Paris, Rome, and Berlin.") == ["He visited Paris", "He visited Rome", "He visited Berlin"]
+
+
+def test_a_connective_left_alone_by_a_split_is_not_a_claim() -> None:
+    texts = _texts("However, yet another customer had a bad experience.")
+    assert texts and "However" not in texts
+    assert all("bad experience" in text for text in texts)

@@ -127,13 +127,22 @@ def _claims(text: str) -> tuple[Claim, ...]:
             pieces, subject = _split_western(sentence, previous_subject, ru=False)
         for piece in pieces:
             cleaned = piece.strip(" ,;:-—")
-            if _has_content(cleaned) and not _REACTION_RE.fullmatch(cleaned) and terms(cleaned).total > 0:
+            if (
+                _has_content(cleaned) and not _REACTION_RE.fullmatch(cleaned) and not _only_openers(cleaned)
+                and terms(cleaned).total > 0
+            ):
                 claims.append(_new_claim({"text": cleaned}))
                 if len(claims) >= MAX_CLAIMS:
                     return tuple(claims)
         if subject is not None:
             previous_subject = subject
     return tuple(claims)
+
+
+def _only_openers(piece: str) -> bool:
+    """A piece that is only a connective ("However", "Overall") states nothing: a clause split left it alone."""
+    words = piece.split()
+    return len(words) <= 2 and all(word.casefold().strip(",.;:") in lexicon.OPENERS for word in words)
 
 
 def _has_content(text: str) -> bool:
@@ -365,6 +374,9 @@ def _split_list(clause: str) -> list[str]:
 
 
 def _first_item_length(head_words: list[str], middle: list[str]) -> int:
+    """How many of the head's last words are the first item: a run of capitalised words before capitalised items
+    ("visited Paris, Rome, and Berlin"), else everything after the head's last verb ("has outdoor seating, free
+    wifi, and …"), else one word."""
     if middle[0][:1].isupper():
         length = 0
         for word in reversed(head_words):
@@ -373,6 +385,10 @@ def _first_item_length(head_words: list[str], middle: list[str]) -> int:
             length += 1
         if 0 < length < len(head_words):
             return length
+    for position in range(len(head_words) - 2, 0, -1):
+        word = head_words[position].casefold()
+        if word in _EN_SUBJECT_VERBS or (len(word) > 4 and word.endswith("ed")):
+            return len(head_words) - position - 1
     return 1
 
 
