@@ -25,6 +25,7 @@ KINDS: dict[str, Callable[[int], str]] = {
     "50k tiny sentences": lambda size: ("A b. " * (size // 5 + 1))[:size],
     "mixed marks": lambda size: (".!?…。！？；" * (size // 8 + 1))[:size],
     "unbroken Chinese": lambda size: ("北京是中国的首都" * (size // 8 + 1))[:size],
+    "role phrases": lambda size: ("the tower is the tallest building of Paris was " * (size // 47 + 1))[:size],
 }
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from ragmetrics_core import Evaluator, RagSample
@@ -69,3 +71,14 @@ def test_the_rationale_says_whom_the_sentence_speaks_of() -> None:
     role = check(terms("Sydney is the capital of Australia"), largest)
     assert role.verdict is Verdict.NEUTRAL and role.support == 0.0
     assert "largest city in Australia" in role.rationale
+
+
+def test_a_megabyte_sentence_of_roles_is_read_in_bounded_time() -> None:
+    # A lazy "the R is X" scanned to the end of an unpunctuated text from every "the" was quadratic (128 KB: 92 s).
+    filler = "the capital of Australia is " * 36_000  # 1 MB, one sentence
+    sample = RagSample(user_input="What is the capital of Australia?", response="Sydney is the capital of Australia.",
+                       retrieved_contexts=[f"Canberra is {filler}", f"Sydney is {filler}"])
+    started = time.perf_counter()
+    result = Evaluator().evaluate(sample)
+    assert time.perf_counter() - started < 60  # a hang guard, as for the other 1 MB inputs; seconds in practice
+    assert result.error is None and result.score("faithfulness") is not None

@@ -27,7 +27,7 @@ from ragmetrics_core.judges.embedded.normalize import Terms, terms
 _WORD = r"[A-Z]\w*(?:['’][A-Z]\w*)?"
 _NAME = rf"{_WORD}(?:\s+(?:of\s+|de\s+|von\s+|van\s+)?{_WORD})*"
 _COPULA = r"(?:is|was|are|were|remains|remained|became)"
-_ROLE = r"[^,;:.!?()\"“”]+?"
+_ROLE = r"[^,;:.!?()\"“”]{1,120}?"  # bounded: a lazy role scanned to the end of the text would be quadratic
 # The name opens its clause: in "Kilimanjaro in Tanzania is the highest …" the subject is not Tanzania.
 _CLAUSE_START = r"(?:^|(?<=[,;:(—–])|(?<=\band)|(?<=\bbut)|(?<=\bwhile)|(?<=\bthat))\s*(?:[Tt]he\s+)?"
 _NAME_IS_ROLE_RE = re.compile(
@@ -36,6 +36,10 @@ _NAME_IS_ROLE_RE = re.compile(
 _ROLE_IS_NAME_RE = re.compile(rf"\b[Tt]he\s+(?P<role>{_ROLE})\s+{_COPULA}\s+(?P<name>{_NAME})")
 _NAME_RE = re.compile(rf"(?<![\w'’]){_NAME}")
 _OWNED_AFTER_RE = re.compile(r"['’]s\s+([a-z]+)")
+
+
+MAX_RELATION_CHARS = 2_000
+"""Sentences longer than this are not read for relations (documented cap; claims are cut at 2,000 characters)."""
 
 
 class _Identity(NamedTuple):
@@ -50,7 +54,10 @@ class _Identity(NamedTuple):
 
 @lru_cache(maxsize=4096)
 def _identities(text: str) -> tuple[_Identity, ...]:
-    """Every "X is the R" and "the R is X" of a text whose name and role both carry content."""
+    """Every "X is the R" and "the R is X" of a text whose name and role both carry content. A text longer than
+    :data:`MAX_RELATION_CHARS` is not read (a "sentence" that long is a list or garbage, not a statement)."""
+    if len(text) > MAX_RELATION_CHARS:
+        return ()
     found: list[_Identity] = []
     for pattern in (_NAME_IS_ROLE_RE, _ROLE_IS_NAME_RE):
         for match in pattern.finditer(text):
