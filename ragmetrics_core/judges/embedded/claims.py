@@ -296,7 +296,7 @@ def _subject(body: str, *, ru: bool) -> str | None:
         if is_verb:
             if index == 0:
                 return None
-            head = _after_opening_phrase(words[:index], ru=ru)
+            head = _after_opening_phrase(words[:index])
             for position, candidate in enumerate(head):
                 if candidate.endswith(","):
                     head = head[: position + 1]  # "Paris, the capital of France, is …": the subject is Paris
@@ -311,7 +311,7 @@ def _subject(body: str, *, ru: bool) -> str | None:
     return None
 
 
-def _after_opening_phrase(head: list[str], *, ru: bool) -> list[str]:
+def _after_opening_phrase(head: list[str]) -> list[str]:
     """``head`` without an opening phrase set off by a comma: a connective ("However,", "Overall,", "Однако,") or
     a phrase opening with a preposition ("In 1889,", "After the war,"), which is never the subject."""
     for position, word in enumerate(head[:6]):
