@@ -184,3 +184,11 @@ def test_a_connective_left_alone_by_a_split_is_not_a_claim() -> None:
     texts = _texts("However, yet another customer had a bad experience.")
     assert texts and "However" not in texts
     assert all("bad experience" in text for text in texts)
+
+
+def test_a_russian_reflexive_past_verb_ends_the_subject() -> None:
+    # "родился", "состоялась": past reflexive forms are verbs, so the subject is found and carried.
+    assert _texts("Пушкин родился в Москве. Он писал стихи.") == ["Пушкин родился в Москве", "Пушкин писал стихи"]
+    assert _texts("Выставка состоялась в Париже, и она привлекла тысячи гостей.") == [
+        "Выставка состоялась в Париже", "Выставка привлекла тысячи гостей"
+    ]

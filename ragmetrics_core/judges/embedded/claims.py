@@ -84,7 +84,9 @@ _ZH_SPLIT_RE = re.compile(r"[,、]")
 _ZH_SUBJECT_END_RE = re.compile(r"是|位于|成立|拥有|以|为|在|有|于")
 _ZH_VERB_START = ("以", "为", "成立", "位于", "是", "拥有", "通过", "管理", "在", "于", "被", "建", "有")
 _ZH_PRONOUNS = ("它", "他", "她", "其", "该")
-_RU_VERB_RE = re.compile(r"(?:л|ла|ло|ли|ет|ит|ют|ут|ат|ят|ется|ится|ются|ятся|ено|ена|ен|ан|ана|ано)$")
+_RU_VERB_RE = re.compile(
+    r"(?:л|ла|ло|ли|лся|лась|лось|лись|ет|ит|ют|ут|ат|ят|ется|ится|ются|ятся|ено|ена|ен|ан|ана|ано)$"
+)
 _EN_COMMON_VERBS = frozenset(
     words("won wrote led made took went became began founded built has have had won lost gave got ran held left "
     "includes contains uses serves remains plays lives works")
