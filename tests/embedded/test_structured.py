@@ -19,7 +19,7 @@ RECORD = json.dumps(
         "hours": {"Monday": "7:0-14:0"},
         "attributes": {
             "OutdoorSeating": True, "RestaurantsReservations": False, "WiFi": "no", "Music": None,
-            "RestaurantsPriceRange2": "2",
+            "RestaurantsPriceRange2": "2", "LastScore": "3:2",
             "BusinessParking": {"garage": False, "street": True},
         },
         "business_stars": 3.5,
@@ -45,6 +45,7 @@ def test_leaves_become_statements_with_their_key_path_in_words() -> None:
     assert "hours monday 7:00-14:00." in statements  # minutes get their two digits: times of day
     assert "attributes: no wifi." in statements  # "no" denies like false; two short pieces stay one word
     assert "attributes restaurants price range 2 2." in statements  # the key's digit is a word of its own
+    assert "attributes last score 3:2." in statements  # not opening hours: a score stays as written
     assert "business stars 3.5." in statements
     # Prose values stay prose; null leaves state nothing.
     assert "Great lunch menu and very friendly service, we will come back again soon." in statements

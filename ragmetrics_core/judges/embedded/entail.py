@@ -209,14 +209,15 @@ def check(claim: Terms, premise: Premise, label: str = "premise") -> Check:
         return _verdict(Verdict.NEUTRAL, confidence=1.0, rationale=f"no content of the claim in {label}", support=0.0)
     coverage = window.coverage
     covered = f"{coverage:.0%} of content covered by {_describe(window, premise, label)}"
-    if coverage >= CONTRADICTION_ALIGNMENT or _content_coverage(claim, premise, window) >= NUMBER_ALIGNMENT:
-        conflict = _contradiction(claim, premise, window)
+    aligned = coverage >= CONTRADICTION_ALIGNMENT
+    if aligned or _content_coverage(claim, premise, window) >= NUMBER_ALIGNMENT:
+        units = list(map(premise.units.__getitem__, window.positions))
+        conflict = _contradiction(claim, premise, units, coverage)
         if conflict is not None:
             return _verdict(Verdict.CONTRADICTED, confidence=round(min(0.95, 0.5 + coverage / 2), 4),
                          rationale=f"{conflict}; {covered}", support=0.0)
-    if coverage >= CONTRADICTION_ALIGNMENT:
-        units = list(map(premise.units.__getitem__, window.positions))
-        other = said_of_a_relative(claim, units) or another_role(claim, units)
+        # Aligned, yet about someone or something else (relations.py): no support however much is covered.
+        other = (said_of_a_relative(claim, units) or another_role(claim, units)) if aligned else None
         if other is not None:
             return _verdict(Verdict.NEUTRAL, confidence=round(min(0.95, 0.5 + coverage / 2), 4),
                             rationale=f"{other}; {covered}", support=0.0)
@@ -532,8 +533,8 @@ def _near_credit(key: str, present: dict[str, float] | set[str], premise_heads: 
     return 0.0 if window_keys.isdisjoint(_inner_suffixes(key)) else PREFIX_CREDIT
 
 
-def _contradiction(claim: Terms, premise: Premise, window: _Window) -> str | None:
-    units = list(map(premise.units.__getitem__, window.positions))
+def _contradiction(claim: Terms, premise: Premise, units: Sequence[Terms], coverage: float) -> str | None:
+    """Why the window's sentences ``units`` contradict the claim, or ``None``."""
     if claim.numbers:  # the window's numbers are gathered only for a claim that has some
         window_numbers = [number for unit in units for number in unit.numbers]
         same_keys = {other.key for other in window_numbers}
@@ -546,7 +547,7 @@ def _contradiction(claim: Terms, premise: Premise, window: _Window) -> str | Non
             if rivals and number.key not in premise.keys:
                 said = ", ".join(dict.fromkeys(other.text for other in rivals))
                 return f"number {number.text} not in premise (premise says {said})"
-    if window.coverage >= NEGATION_ALIGNMENT:
+    if coverage >= NEGATION_ALIGNMENT:
         conflict = _negation_conflict(claim, units)
         if conflict is not None:
             return conflict

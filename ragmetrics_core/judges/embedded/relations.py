@@ -80,7 +80,7 @@ def _subject(text: str) -> str | None:
 
 
 def _has_content(name: str) -> bool:
-    return any(weight > 0 for weight in terms(name).weights.values())
+    return terms(name).total > 0
 
 
 def role_given_to_another(claim: Terms, units: Sequence[Terms]) -> str | None:
@@ -120,8 +120,10 @@ def another_role(claim: Terms, units: Sequence[Terms]) -> str | None:
 def said_of_a_relative(claim: Terms, units: Sequence[Terms]) -> str | None:
     """The claim's subject, when a one-sentence window mentions it only as the owner of a relative the claim does
     not mention."""
-    if len(units) != 1:
-        return None  # a window pieced from several sentences may state the subject in one and the owner in another
+    if len(units) != 1 or "'s" not in units[0].text:
+        # A window pieced from several sentences may state the subject in one and the owner in another; a sentence
+        # without "'s" owns nothing (prepare() makes every apostrophe "'"): most windows stop here.
+        return None
     name = _subject(claim.text)
     if name is None:
         return None

@@ -25,8 +25,9 @@ _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])|(?<=[a-z])
 _SEPARATORS = re.compile(r"[_\-.]+")
 _NEGATIVE_VALUES = frozenset({"no", "none", "false"})
 """String values that deny the key as ``false`` does (``"WiFi": "no"``)."""
-_CLOCK_MINUTES = re.compile(r"(?<![\d:])(\d{1,2}):(\d)(?!\d)")
-"""Opening hours written "7:0-14:0": the minutes get their two digits, so the judge reads times of day."""
+_HOURS_RANGE = re.compile(r"(\d{1,2}):(\d{1,2})-(\d{1,2}):(\d{1,2})")
+"""Opening hours written "7:0-14:0": the minutes get their two digits, so the judge reads times of day (a lone
+"3:2" may be a score and stays as written)."""
 
 
 def readable(text: str) -> str:
@@ -67,7 +68,16 @@ def _statements(value: Any, path: tuple[str, ...]) -> Iterator[str]:
     elif isinstance(value, str) and len(value.split()) > 8:
         yield value  # prose: its own sentences, without the key path in front
     else:
-        yield _sentence(" ".join((*path, _CLOCK_MINUTES.sub(r"\1:0\2", str(value)))))
+        yield _sentence(" ".join((*path, _value_text(value))))
+
+
+def _value_text(value: object) -> str:
+    text = str(value)
+    hours = _HOURS_RANGE.fullmatch(text.strip())
+    if hours is None:
+        return text
+    opens_h, opens_m, closes_h, closes_m = hours.groups()
+    return f"{opens_h}:{int(opens_m):02d}-{closes_h}:{int(closes_m):02d}"
 
 
 def _words(key: str) -> str:
