@@ -159,6 +159,11 @@ def test_split_points_are_the_patterns_matches(part: str) -> None:
          ["Overall, Viva is a local business", "Viva has potential"]),
         ("In 1889, Eiffel built the tower. He was 56.", ["In 1889, Eiffel built the tower", "Eiffel was 56"]),
         ("Однако, Пушкин писал стихи. Он жил в Москве.", ["Однако, Пушкин писал стихи", "Пушкин жил в Москве"]),
+        # The opening phrase runs to the last comma before the verb: its own list or place has commas too.
+        ("Known for its breakfast, brunch and pies, Denny's is a diner. It offers parking.",
+         ["Known for its breakfast, brunch and pies, Denny's is a diner", "Denny's offers parking"]),
+        ("In Paris, France, Eiffel built the tower. He was 56.",
+         ["In Paris, France, Eiffel built the tower", "Eiffel was 56"]),
         # An apposition after a name still ends the subject at its first comma.
         ("Paris, the capital of France, is large. It is old.",
          ["Paris, the capital of France, is large", "Paris is old"]),

@@ -314,14 +314,15 @@ def _subject(body: str, *, ru: bool) -> str | None:
 
 
 def _after_opening_phrase(head: list[str]) -> list[str]:
-    """``head`` without an opening phrase set off by a comma: a connective ("However,", "Overall,", "Однако,") or
-    a phrase opening with a preposition ("In 1889,", "After the war,"), which is never the subject."""
-    for position, word in enumerate(head[:6]):
-        if word.endswith(","):
-            if head[0].casefold().strip(",") in lexicon.OPENERS:
-                return head[position + 1 :]
-            break
-    return head
+    """``head`` without an opening phrase set off by commas: a connective ("However,", "Overall,", "Однако,"), a
+    phrase opening with a preposition ("In 1889,", "After the war,") or a participle ("Known for its breakfast,
+    brunch and dishes, this diner is …"), which is never the subject. The phrase runs to the last comma before
+    the verb, as its own list or place ("In Paris, France,") has commas too."""
+    opening = head[0].casefold().strip(",")
+    if opening not in lexicon.OPENERS and opening not in lexicon.EN_PARTICIPLE_OPENERS:
+        return head
+    last_comma = max((position for position, word in enumerate(head) if word.endswith(",")), default=-1)
+    return head[last_comma + 1 :] if last_comma >= 0 else head
 
 
 def _names_something(subject: str | None) -> bool:
