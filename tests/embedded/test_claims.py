@@ -175,6 +175,11 @@ def test_the_subject_follows_an_opening_phrase(text: str, expected: list[str]) -
     assert _texts(text) == expected
 
 
+def test_a_verb_joined_to_a_relative_clause_shares_its_antecedent() -> None:
+    assert _texts("Uniboil is known for its hot pots, which come in big portions and are cheap.") == [
+        "Uniboil is known for its hot pots", "hot pots come in big portions", "hot pots are cheap"]
+
+
 def test_list_items_share_the_head_up_to_its_verb() -> None:
     assert _texts("The business has outdoor seating, free parking, and a bar.") == [
         "The business has outdoor seating", "The business has free parking", "The business has a bar"

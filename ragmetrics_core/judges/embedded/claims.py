@@ -178,10 +178,12 @@ def _split_clauses(part: str, subject: str | None, *, ru: bool) -> list[str]:
         kind = match.lastgroup or ""
         if kind == "conj" and (_closes_list(part[cursor : match.start()]) or not _is_clause(right, ru=ru)):
             continue
+        # "hot pots, which come in portions and are cheap": a verb joined to a relative clause shares its antecedent.
+        chained_relative = kind == "verb" and pending_kind == "rel"
         if kind == "verb":
-            kind = "conj"
+            kind = "rel" if chained_relative else "conj"
         head = part[cursor : match.start()]
-        if kind in {"rel", "part"} and "," in right and len(head.split()) <= 4:
+        if kind in {"rel", "part"} and "," in right and len(head.split()) <= 4 and not chained_relative:
             # "Paris, which is the capital of France, has 2 million people" / "The tower, located in Paris,
             # was completed in 1889": the inserted clause sits inside the main clause, which continues after
             # the next comma.
@@ -195,7 +197,8 @@ def _split_clauses(part: str, subject: str | None, *, ru: bool) -> list[str]:
             part = f"{part[:match.start()]} {rest.strip()}"
             return [*clauses, *_split_clauses(part[cursor:], subject, ru=ru)]
         clauses.append(_complete(part[cursor : match.start()], pending_kind, pending_word, subject, left, ru=ru))
-        left = part[cursor : match.start()]
+        if not chained_relative:
+            left = part[cursor : match.start()]
         pending_kind, pending_word = kind, match.group(kind)
         cursor = match.end()
     clauses.append(_complete(part[cursor:], pending_kind, pending_word, subject, left, ru=ru))
