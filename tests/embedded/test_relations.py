@@ -82,3 +82,43 @@ def test_a_megabyte_sentence_of_roles_is_read_in_bounded_time() -> None:
     result = Evaluator().evaluate(sample)
     assert time.perf_counter() - started < 60  # a hang guard, as for the other 1 MB inputs; seconds in practice
     assert result.error is None and result.score("faithfulness") is not None
+
+
+@pytest.mark.parametrize(
+    ("contexts", "wrong", "right"),
+    [
+        (["Канберра — столица Австралии.", "Сидней — крупнейший город Австралии."],
+         "Сидней — столица Австралии.", "Канберра — столица Австралии."),
+        (["Столица Австралии — Канберра.", "Сидней является крупнейшим городом Австралии."],
+         "Сидней является столицей Австралии.", "Канберра является столицей Австралии."),
+        (["堪培拉是澳大利亚的首都。", "悉尼是澳大利亚最大的城市。"],
+         "悉尼是澳大利亚的首都。", "堪培拉是澳大利亚的首都。"),
+        (["澳大利亚的首都是堪培拉。", "悉尼是澳大利亚最大的城市。"],
+         "澳大利亚的首都是悉尼。", "澳大利亚的首都是堪培拉。"),
+    ],
+)
+def test_the_capital_case_in_russian_and_chinese(contexts: list[str], wrong: str, right: str) -> None:
+    assert _faithfulness("", contexts, wrong) == 0.0
+    assert _faithfulness("", contexts, right) == 1.0
+
+
+@pytest.mark.parametrize(
+    ("claim", "premise", "verdict"),
+    [
+        # Two names joined by a dash ("Пушкин — Александр Сергеевич") are no role.
+        ("Пушкин — великий русский поэт", "Пушкин — Александр Сергеевич.", Verdict.NEUTRAL),
+        # Another role for the same name that shares the relation word: left to the lexical check.
+        ("Москва — столица России", "Москва — столица и крупнейший город России.", Verdict.ENTAILED),
+    ],
+)
+def test_russian_and_chinese_near_misses(claim: str, premise: str, verdict: Verdict) -> None:
+    assert check(terms(claim), Premise.from_text(premise)).verdict is verdict
+
+
+def test_a_chinese_pronoun_or_demonstrative_is_not_a_name_given_the_role() -> None:
+    # "这座城市是澳大利亚的首都" does not say which city: no name is given the role, so no contradiction (the lexical
+    # check grades the rest).
+    verdict = check(terms("悉尼是澳大利亚的首都"), Premise.from_text("这座城市是澳大利亚的首都。")).verdict
+    assert verdict is not Verdict.CONTRADICTED
+    assert check(terms("悉尼是澳大利亚的首都"), Premise.from_text("他们说，这是澳大利亚的首都。")).verdict is not (
+        Verdict.CONTRADICTED)

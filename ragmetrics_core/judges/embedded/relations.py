@@ -10,8 +10,9 @@
   the claim does not mention ("Marie Curie's father was born in Warsaw" for "Marie Curie was born in Warsaw"):
   the sentence speaks of the father, so it does not support the claim.
 
-All three read English word order ("X is the R", "the R is X", "X's N"); other languages are left to the lexical
-checks. Parses are memoised per text: a premise sentence is checked against many claims.
+The first two also read Russian ("Канберра — столица Австралии", "Столица Австралии — Канберра", "X является
+столицей Y") and Chinese ("堪培拉是澳大利亚的首都", "澳大利亚的首都是堪培拉"); the relative check reads English "X's N"
+only. Parses are memoised per text: a premise sentence is checked against many claims.
 """
 
 from __future__ import annotations
@@ -35,6 +36,31 @@ _NAME_IS_ROLE_RE = re.compile(
 )
 _ROLE_IS_NAME_RE = re.compile(rf"\b[Tt]he\s+(?P<role>{_ROLE})\s+{_COPULA}\s+(?P<name>{_NAME})")
 _NAME_RE = re.compile(rf"(?<![\w'’]){_NAME}")
+
+# Russian: a name of capitalised words; a role opening with a lower-case word (a common noun or adjective, in any
+# case: "столица", "столицей", "крупнейший город"), so that "Столица Австралии — Канберра" is read role first.
+_RU_NAME = r"[А-ЯЁ][а-яё-]+(?:\s+[А-ЯЁ][а-яё-]+)*"
+_RU_COPULA = r"(?:—|–|является|являлся|являлась|являлось|был|была|было|стал|стала|стало|остаётся|остается)"
+_RU_ROLE = r"[^,;:.!?()\"«»—–]{1,120}?"
+_RU_CLAUSE_START = r"(?:^|(?<=[,;:(])|(?<=\sи)|(?<=\sно)|(?<=\sа)|(?<=\sчто))\s*"
+_RU_NAME_IS_ROLE_RE = re.compile(
+    rf"{_RU_CLAUSE_START}(?P<name>{_RU_NAME})\s+{_RU_COPULA}\s+(?:также\s+|всё ещё\s+|сейчас\s+)?"
+    rf"(?P<role>[а-яё]{_RU_ROLE})(?=[,;:.!?()\"«»]|$)"
+)
+_RU_ROLE_IS_NAME_RE = re.compile(
+    rf"{_RU_CLAUSE_START}(?P<role>[А-ЯЁа-яё][а-яё]+(?:\s+[А-ЯЁа-яё][а-яё-]*){{0,6}}?)\s+{_RU_COPULA}\s+"
+    rf"(?P<name>{_RU_NAME})\s*(?=[,;:.!?()]|$)"
+)
+# Chinese has neither capitals nor articles: "X是Y的R" / "Y的R是X", the role holding 的 (a relation of Y, "the R"),
+# the name two to eight characters that are not a pronoun or demonstrative.
+_ZH_NAME = r"(?![他她它我你这那其该此])[\u4e00-\u9fff]{2,8}?"
+_ZH_ROLE = r"[\u4e00-\u9fff]{1,20}的[\u4e00-\u9fff]{1,8}"
+_ZH_START = r"(?:^|(?<=[,;:，；：]))"
+_ZH_END = r"(?=[,;:.!?，；：。！？]|$)"
+_ZH_NAME_IS_ROLE_RE = re.compile(rf"{_ZH_START}(?P<name>{_ZH_NAME})(?:是|为)(?P<role>{_ZH_ROLE}){_ZH_END}")
+_ZH_ROLE_IS_NAME_RE = re.compile(rf"{_ZH_START}(?P<role>{_ZH_ROLE}?)是(?P<name>{_ZH_NAME}){_ZH_END}")
+_CJK_RE = re.compile(r"[\u4e00-\u9fff]")
+_CYRILLIC_RE = re.compile(r"[а-яёА-ЯЁ]")
 _OWNED_AFTER_RE = re.compile(r"['’]s\s+([a-z]+)")
 
 
@@ -58,16 +84,31 @@ def _identities(text: str) -> tuple[_Identity, ...]:
     :data:`MAX_RELATION_CHARS` is not read (a "sentence" that long is a list or garbage, not a statement)."""
     if len(text) > MAX_RELATION_CHARS:
         return ()
+    chinese = _CJK_RE.search(text) is not None
+    if chinese:
+        patterns = (_ZH_NAME_IS_ROLE_RE, _ZH_ROLE_IS_NAME_RE)
+    elif _CYRILLIC_RE.search(text) is not None:
+        patterns = (_RU_NAME_IS_ROLE_RE, _RU_ROLE_IS_NAME_RE)
+    else:
+        patterns = (_NAME_IS_ROLE_RE, _ROLE_IS_NAME_RE)
     found: list[_Identity] = []
-    for pattern in (_NAME_IS_ROLE_RE, _ROLE_IS_NAME_RE):
+    for pattern in patterns:
         for match in pattern.finditer(text):
             name, role = match.group("name"), match.group("role")
+            role = role[:1].lower() + role[1:]  # "Столица Австралии — Канберра": a capital that opens a sentence
             role_terms = terms(role)
             role_keys = frozenset(key for key, weight in role_terms.weights.items() if weight > 0)
             if role_keys and _has_content(name):
-                relation = role_keys.difference(role_terms.proper)
+                if chinese:  # the relation is the noun after the last 的 ("澳大利亚的首都" → 首都)
+                    relation = frozenset(_content_keys(role.rpartition("的")[2]))
+                else:
+                    relation = role_keys.difference(role_terms.proper)
                 found.append(_Identity(name.casefold(), role_keys, relation, role.strip()))
     return tuple(found)
+
+
+def _content_keys(text: str) -> list[str]:
+    return [key for key, weight in terms(text).weights.items() if weight > 0]
 
 
 @lru_cache(maxsize=4096)
