@@ -77,6 +77,9 @@ def test_negation_scope_english_russian_chinese() -> None:
     assert "巴黎" in terms("埃菲尔铁塔不位于巴黎").negated_keys
     assert not terms("it was not only the longest tour").negated
     assert not terms("他不仅是作家").negated
+    for idiom in ("No doubt the tower is tall", "No wonder the tower is famous", "No matter the weather, it opens"):
+        assert not terms(idiom).negated, idiom
+    assert terms("No tower is taller").negated
 
 
 def test_dialogue_pronouns_become_a_term() -> None:

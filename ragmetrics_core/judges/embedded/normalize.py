@@ -82,7 +82,11 @@ _ZH_NAME_TAIL = 10
 _NEGATION_SCOPE = 3
 """Content terms after a negation cue that it negates (the scope also ends at a clause break)."""
 _CLAUSE_BREAK_RE = re.compile(r"[,;:.!?()—]")
-_NOT_NEGATING_FOLLOWERS = frozenset({"only", "just", "really", "sure", "quite", "bad", "least", "surprisingly"})
+_NOT_NEGATING_FOLLOWERS = frozenset(
+    {"only", "just", "really", "sure", "quite", "bad", "least", "surprisingly", "doubt", "wonder", "matter"}
+)
+"""Words after a cue that make it an idiom rather than a negation: "not only", "no doubt X" and "no wonder X"
+assert X, "no matter" concedes."""
 _SPAN_CONNECTORS = frozenset({"of", "the", "for", "de", "du", "la", "von", "van", "&"})
 _NUMBER_WORD_EXCLUDED = frozenset({"one", "один", "одна", "одно"})
 _UNITS = frozenset(
