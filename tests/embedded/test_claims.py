@@ -175,6 +175,13 @@ def test_the_subject_follows_an_opening_phrase(text: str, expected: list[str]) -
     assert _texts(text) == expected
 
 
+def test_he_after_a_possessive_subject_is_its_owner_unless_the_owned_is_a_person() -> None:
+    assert _texts("Tony Morris is in court. His blue Volvo was caught speeding. He says he was not driving.")[-1] == (
+        "Tony Morris says he was not driving")
+    assert _texts("Marie Curie's father was a teacher. He taught physics.")[-1] == "Marie Curie's father taught physics"
+    assert _texts("Smith's new car is red. It is fast.")[-1] == "Smith's new car is fast"
+
+
 def test_a_verb_joined_to_a_relative_clause_shares_its_antecedent() -> None:
     assert _texts("Uniboil is known for its hot pots, which come in big portions and are cheap.") == [
         "Uniboil is known for its hot pots", "hot pots come in big portions", "hot pots are cheap"]

@@ -77,6 +77,8 @@ _RU_SPLIT_RE = re.compile(
     re.IGNORECASE,
 )
 _SEMICOLON_RE = re.compile(r"\s*;\s*")
+_OWNER_RE = re.compile(r"^(.+?)['’]s\s+\S")
+"""The owner in a possessive subject ("Tony Morris's car" → Tony Morris)."""
 _ALNUM_RE = re.compile(r"[^\W_]")
 """One alphanumeric character: the word class without the underscore is exactly what ``str.isalnum`` accepts,
 character by character (checked over every code point in ``tests/embedded/test_claims.py``)."""
@@ -341,6 +343,11 @@ def _resolve_leading_pronoun(sentence: str, previous_subject: str | None, *, ru:
     first = words[0].casefold()
     if ru and first in {"он", "она", "оно", "они"}:
         return f"{previous_subject} {words[1]}"
+    if not ru and first in {"he", "she", "his", "her"}:
+        # A person: of "Tony Morris's blue Volvo was caught …", "He says …" is Tony Morris, not the Volvo.
+        owner = _OWNER_RE.match(previous_subject)
+        if owner is not None and previous_subject.split()[-1].casefold() not in lexicon.EN_PERSON_NOUNS:
+            previous_subject = owner.group(1)
     if not ru and first in {"it", "he", "she", "they"}:
         return f"{previous_subject} {words[1]}"
     if not ru and first in {"its", "his", "her", "their"}:

@@ -69,6 +69,11 @@ EN_RELATIVES = frozenset(
     stepmother stepson stepdaughter fiance fiancee partner boyfriend girlfriend family twin
     """)
 )
+# Nouns for a person: "He" after "Curie's father was …" is the father, after "Morris's car was …" it is Morris.
+EN_PERSON_NOUNS = EN_RELATIVES | frozenset(
+    words("friend friends coach manager lawyer attorney agent boss spokesman spokeswoman spokesperson colleague "
+          "teammate assistant doctor mentor")
+)
 
 # Words that open a phrase set off by a comma before the subject ("However, …", "In 1889, …"): connectives,
 # sentence adverbs and prepositions, never the subject.
