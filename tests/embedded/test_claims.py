@@ -182,6 +182,11 @@ def test_he_after_a_possessive_subject_is_its_owner_unless_the_owned_is_a_person
     assert _texts("Smith's new car is red. It is fast.")[-1] == "Smith's new car is fast"
 
 
+def test_a_reporting_verb_ends_the_subject() -> None:
+    # Before, "Morris says he" was taken as the subject a later "His" stands for.
+    assert _texts("Tony Morris says he was not driving. His car was blue.")[-1] == "Tony Morris's car was blue"
+
+
 def test_a_verb_joined_to_a_relative_clause_shares_its_antecedent() -> None:
     assert _texts("Uniboil is known for its hot pots, which come in big portions and are cheap.") == [
         "Uniboil is known for its hot pots", "hot pots come in big portions", "hot pots are cheap"]
