@@ -18,7 +18,8 @@ RECORD = json.dumps(
         "city": "Goleta",
         "hours": {"Monday": "7:0-14:0"},
         "attributes": {
-            "OutdoorSeating": True, "RestaurantsReservations": False, "WiFi": "no", "Music": None,
+            "OutdoorSeating": True, "RestaurantsTakeOut": True, "RestaurantsReservations": False, "WiFi": "no",
+            "Music": None,
             "RestaurantsPriceRange2": "2", "LastScore": "3:2",
             "BusinessParking": {"garage": False, "street": True},
         },
@@ -47,6 +48,7 @@ def test_leaves_become_statements_with_their_key_path_in_words() -> None:
     assert "attributes restaurants price range 2 2." in statements  # the key's digit is a word of its own
     assert "attributes last score 3:2." in statements  # not opening hours: a score stays as written
     assert "business stars 3.5." in statements
+    assert "attributes restaurants takeout take out." in statements  # a particle: closed and open
     # Prose values stay prose; null leaves state nothing.
     assert "Great lunch menu and very friendly service, we will come back again soon." in statements
     assert not any("music" in statement for statement in statements)
@@ -69,6 +71,8 @@ def test_leaves_become_statements_with_their_key_path_in_words() -> None:
         ("Goodland Kitchen is open from 7:00 AM to 2:00 PM.", Verdict.ENTAILED),
         ("Goodland Kitchen is open from 7 am to 3 pm.", Verdict.CONTRADICTED),  # 15:00 against 14:00
         ("Goodland Kitchen is in Santa Barbara.", Verdict.NEUTRAL),
+        ("Goodland Kitchen offers takeout.", Verdict.ENTAILED),
+        ("Goodland Kitchen does not offer takeout.", Verdict.CONTRADICTED),
     ],
 )
 def test_claims_are_checked_against_the_record(response: str, verdict: Verdict) -> None:

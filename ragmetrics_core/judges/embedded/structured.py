@@ -24,6 +24,7 @@ MAX_STATEMENTS = 5_000
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])|(?<=[a-z])(?=\d)")
 _SEPARATORS = re.compile(r"[_\-.]+")
 _NEGATIVE_VALUES = frozenset({"no", "none", "false"})
+_PARTICLES = frozenset({"out", "away", "up", "in", "off"})
 """String values that deny the key as ``false`` does (``"WiFi": "no"``)."""
 _HOURS_RANGE = re.compile(r"(\d{1,2}):(\d{1,2})-(\d{1,2}):(\d{1,2})")
 """Opening hours written "7:0-14:0": the minutes get their two digits, so the judge reads times of day (a lone
@@ -82,11 +83,15 @@ def _value_text(value: object) -> str:
 
 def _words(key: str) -> str:
     """A key in words: ``OutdoorSeating`` → ``outdoor seating``, ``business_stars`` → ``business stars``; two
-    short pieces stay one word (``WiFi`` → ``wifi``, as answers write it)."""
+    short pieces stay one word (``WiFi`` → ``wifi``, as answers write it); a verb and its particle are written
+    both closed and open (``TakeOut`` → ``takeout take out``), as answers write either."""
     pieces: list[str] = []
     for piece in _SEPARATORS.sub(" ", _CAMEL.sub(" ", key)).split():
         if pieces and len(piece) <= 2 and len(pieces[-1]) <= 2:
             pieces[-1] += piece
+        elif pieces and piece.casefold() in _PARTICLES:
+            verb = pieces.pop()
+            pieces.extend((verb + piece, verb, piece))
         else:
             pieces.append(piece)
     return " ".join(pieces).lower()
