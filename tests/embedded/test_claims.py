@@ -188,6 +188,8 @@ def test_he_after_a_possessive_subject_is_its_owner_unless_the_owned_is_a_person
 def test_a_reporting_verb_ends_the_subject() -> None:
     # Before, "Morris says he" was taken as the subject a later "His" stands for.
     assert _texts("Tony Morris says he was not driving. His car was blue.")[-1] == "Tony Morris's car was blue"
+    assert _texts("The author notes that riots may seem senseless. She highlights civil disobedience.")[-1] == (
+        "The author highlights civil disobedience")
 
 
 def test_a_verb_joined_to_a_relative_clause_shares_its_antecedent() -> None:

@@ -91,7 +91,9 @@ _RU_VERB_RE = re.compile(
 )
 _EN_COMMON_VERBS = frozenset(
     words("won wrote led made took went became began founded built has have had won lost gave got ran held left "
-    "includes contains uses serves remains plays lives works says said told claims claimed believes thinks added")
+    "includes contains uses serves remains plays lives works says said told claims claimed believes thinks added "
+    "notes noted states stated explains explained argues argued suggests suggested mentions mentioned reports "
+    "reported describes described highlights highlighted emphasizes emphasized reveals revealed")
 )
 _EN_SUBJECT_VERBS = lexicon.EN_AUXILIARIES | _EN_COMMON_VERBS
 """The verbs that end an English sentence's subject."""
