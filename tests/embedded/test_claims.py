@@ -192,6 +192,15 @@ def test_a_reporting_verb_ends_the_subject() -> None:
         "The author highlights civil disobedience")
 
 
+def test_a_past_form_after_a_noun_ends_the_subject() -> None:
+    # Before, the subject ran to the first listed verb: "Queen Margrethe turned 80 yesterday and she" was repeated.
+    assert _texts("Queen Margrethe turned 80 yesterday and she was seen on the balcony.") == [
+        "Queen Margrethe turned 80 yesterday", "Queen Margrethe was seen on the balcony"]
+    # After a determiner an "-ed" form is an adjective, listed verb or not.
+    assert _texts("The reported case was closed. It was old.") == ["The reported case was closed",
+                                                                  "The reported case was old"]
+
+
 def test_a_verb_joined_to_a_relative_clause_shares_its_antecedent() -> None:
     assert _texts("Uniboil is known for its hot pots, which come in big portions and are cheap.") == [
         "Uniboil is known for its hot pots", "hot pots come in big portions", "hot pots are cheap"]

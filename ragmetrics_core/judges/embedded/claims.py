@@ -313,7 +313,7 @@ def _subject(body: str, *, ru: bool) -> str | None:
         is_verb = (
             lower in lexicon.RU_COPULAS or lower == "—" or (bool(_RU_VERB_RE.search(lower)) and index > 0)
             if ru
-            else lower in _EN_SUBJECT_VERBS
+            else _is_english_verb(lower, words[index - 1] if index else "")
         )
         if is_verb:
             if index == 0:
@@ -331,6 +331,18 @@ def _subject(body: str, *, ru: bool) -> str | None:
                 return None
             return subject
     return None
+
+
+def _is_english_verb(lower: str, before: str) -> bool:
+    """A listed verb, or a past form in "-ed" after a noun ("Queen Margrethe turned 80", "the motorist rammed
+    …"). After a determiner, an auxiliary or a preposition an "-ed" form is an adjective or a participle ("the
+    reported case")."""
+    if not lower.endswith("ed"):
+        return lower in _EN_SUBJECT_VERBS
+    return (lower in _EN_SUBJECT_VERBS or len(lower) > 4) and before.casefold() not in _NOT_BEFORE_A_VERB
+
+
+_NOT_BEFORE_A_VERB = _EN_DETERMINERS | lexicon.EN_AUXILIARIES | lexicon.EN_STOPWORDS
 
 
 def _after_opening_phrase(head: list[str]) -> list[str]:
