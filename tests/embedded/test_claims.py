@@ -206,6 +206,12 @@ def test_a_verb_joined_to_a_relative_clause_shares_its_antecedent() -> None:
         "Uniboil is known for its hot pots", "hot pots come in big portions", "hot pots are cheap"]
 
 
+def test_list_items_after_a_second_predicate_share_only_its_verb() -> None:
+    assert _texts("West pleaded no contest to battery and received probation, counselling, and a fine.") == [
+        "West pleaded no contest to battery", "West received probation", "West received counselling",
+        "West received a fine"]
+
+
 def test_list_items_share_the_head_up_to_its_verb() -> None:
     assert _texts("The business has outdoor seating, free parking, and a bar.") == [
         "The business has outdoor seating", "The business has free parking", "The business has a bar"

@@ -408,9 +408,18 @@ def _split_list(clause: str) -> list[str]:
     if len(head_words) < 2:
         return [clause]
     first_item_len = _first_item_length(head_words, middle)
-    prefix = " ".join(head_words[:-first_item_len])
+    prefix_words = head_words[:-first_item_len]
     items = [" ".join(head_words[-first_item_len:]), *middle, " ".join(last_words[1:])]
-    return [f"{prefix} {item}".strip() for item in items if item]
+    claims: list[str] = []
+    if len(prefix_words) >= 4 and prefix_words[-2].casefold() in {"and", "и"}:
+        # "West pleaded no contest and received probation, service, and a fine": the first predicate is a claim of
+        # its own, and each item shares only the subject and the verb governing the list.
+        claims.append(" ".join(prefix_words[:-2]))
+        subject = _subject(claims[0], ru=prefix_words[-2] == "и")
+        if subject is not None:
+            prefix_words = [subject, prefix_words[-1]]
+    prefix = " ".join(prefix_words)
+    return claims + [f"{prefix} {item}".strip() for item in items if item]
 
 
 def _first_item_length(head_words: list[str], middle: list[str]) -> int:
