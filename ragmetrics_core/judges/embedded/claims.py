@@ -333,6 +333,10 @@ def _subject(body: str, *, ru: bool) -> str | None:
     return None
 
 
+_NOT_BEFORE_A_VERB = _EN_DETERMINERS | lexicon.EN_AUXILIARIES | lexicon.EN_STOPWORDS
+"""Words after which an "-ed" form is an adjective or a participle, not the verb that ends a subject."""
+
+
 def _is_english_verb(lower: str, before: str) -> bool:
     """A listed verb, or a past form in "-ed" after a noun ("Queen Margrethe turned 80", "the motorist rammed
     …"). After a determiner, an auxiliary or a preposition an "-ed" form is an adjective or a participle ("the
@@ -340,9 +344,6 @@ def _is_english_verb(lower: str, before: str) -> bool:
     if not lower.endswith("ed"):
         return lower in _EN_SUBJECT_VERBS
     return (lower in _EN_SUBJECT_VERBS or len(lower) > 4) and before.casefold() not in _NOT_BEFORE_A_VERB
-
-
-_NOT_BEFORE_A_VERB = _EN_DETERMINERS | lexicon.EN_AUXILIARIES | lexicon.EN_STOPWORDS
 
 
 def _after_opening_phrase(head: list[str]) -> list[str]:

@@ -95,7 +95,8 @@ def _identities(text: str) -> tuple[_Identity, ...]:
     for pattern in patterns:
         for match in pattern.finditer(text):
             name, role = match.group("name"), match.group("role")
-            role = role[:1].lower() + role[1:]  # "Столица Австралии — Канберра": a capital that opens a sentence
+            if pattern is _RU_ROLE_IS_NAME_RE:  # "Столица Австралии — Канберра": the role opens the sentence
+                role = role[:1].lower() + role[1:]
             role_terms = terms(role)
             role_keys = frozenset(key for key, weight in role_terms.weights.items() if weight > 0)
             if role_keys and _has_content(name):

@@ -24,8 +24,9 @@ MAX_STATEMENTS = 5_000
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])|(?<=[a-z])(?=\d)")
 _SEPARATORS = re.compile(r"[_\-.]+")
 _NEGATIVE_VALUES = frozenset({"no", "none", "false"})
-_PARTICLES = frozenset({"out", "away", "up", "in", "off"})
 """String values that deny the key as ``false`` does (``"WiFi": "no"``)."""
+_PARTICLES = frozenset({"out", "away", "up", "in", "off"})
+"""Key pieces that complete the verb before them (``TakeOut``, ``PickUp``)."""
 _HOURS_RANGE = re.compile(r"(\d{1,2}):(\d{1,2})-(\d{1,2}):(\d{1,2})")
 """Opening hours written "7:0-14:0": the minutes get their two digits, so the judge reads times of day (a lone
 "3:2" may be a score and stays as written)."""
