@@ -412,11 +412,12 @@ def _split_list(clause: str) -> list[str]:
     prefix_words = head_words[:-first_item_len]
     items = [" ".join(head_words[-first_item_len:]), *middle, " ".join(last_words[1:])]
     claims: list[str] = []
-    if len(prefix_words) >= 4 and prefix_words[-2].casefold() in {"and", "и"}:
+    joiner = prefix_words[-2].casefold() if len(prefix_words) >= 4 else ""
+    if joiner in {"and", "и"}:
         # "West pleaded no contest and received probation, service, and a fine": the first predicate is a claim of
         # its own, and each item shares only the subject and the verb governing the list.
         claims.append(" ".join(prefix_words[:-2]))
-        subject = _subject(claims[0], ru=prefix_words[-2] == "и")
+        subject = _subject(claims[0], ru=joiner == "и")
         if subject is not None:
             prefix_words = [subject, prefix_words[-1]]
     prefix = " ".join(prefix_words)
@@ -436,6 +437,8 @@ def _first_item_length(head_words: list[str], middle: list[str]) -> int:
         if 0 < length < len(head_words):
             return length
     for position in range(len(head_words) - 2, 0, -1):
+        # Not _is_english_verb: in a list's head the verb may follow a pronoun or "and" ("She visited …", "… and
+        # received …"), which that test, made to find where a subject ends, refuses.
         word = head_words[position].casefold()
         if word in _EN_SUBJECT_VERBS or (len(word) > 4 and word.endswith("ed")):
             return len(head_words) - position - 1

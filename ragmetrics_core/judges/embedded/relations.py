@@ -55,8 +55,9 @@ _RU_ROLE_IS_NAME_RE = re.compile(
 # the name two to eight characters that are not a pronoun or demonstrative.
 _ZH_NAME = r"(?![他她它我你这那其该此])[\u4e00-\u9fff]{2,8}?"
 _ZH_ROLE = r"[\u4e00-\u9fff]{1,20}的[\u4e00-\u9fff]{1,8}"
-_ZH_START = r"(?:^|(?<=[,;:，；：]))"
-_ZH_END = r"(?=[,;:.!?，；：。！？]|$)"
+# Texts arrive prepared (NFKC): full-width ",;:!?" are ASCII by then, "。" is not.
+_ZH_START = r"(?:^|(?<=[,;:]))"
+_ZH_END = r"(?=[,;:.!?。]|$)"
 _ZH_NAME_IS_ROLE_RE = re.compile(rf"{_ZH_START}(?P<name>{_ZH_NAME})(?:是|为)(?P<role>{_ZH_ROLE}){_ZH_END}")
 _ZH_ROLE_IS_NAME_RE = re.compile(rf"{_ZH_START}(?P<role>{_ZH_ROLE}?)是(?P<name>{_ZH_NAME}){_ZH_END}")
 _CJK_RE = re.compile(r"[\u4e00-\u9fff]")
@@ -97,19 +98,19 @@ def _identities(text: str) -> tuple[_Identity, ...]:
             name, role = match.group("name"), match.group("role")
             if pattern is _RU_ROLE_IS_NAME_RE:  # "Столица Австралии — Канберра": the role opens the sentence
                 role = role[:1].lower() + role[1:]
-            role_terms = terms(role)
-            role_keys = frozenset(key for key, weight in role_terms.weights.items() if weight > 0)
+            role_keys = _content_keys(role)
             if role_keys and _has_content(name):
                 if chinese:  # the relation is the noun after the last 的 ("澳大利亚的首都" → 首都)
-                    relation = frozenset(_content_keys(role.rpartition("的")[2]))
+                    relation = _content_keys(role.rpartition("的")[2])
                 else:
-                    relation = role_keys.difference(role_terms.proper)
+                    relation = role_keys.difference(terms(role).proper)
                 found.append(_Identity(name.casefold(), role_keys, relation, role.strip()))
     return tuple(found)
 
 
-def _content_keys(text: str) -> list[str]:
-    return [key for key, weight in terms(text).weights.items() if weight > 0]
+def _content_keys(text: str) -> frozenset[str]:
+    """The keys of ``text`` that weigh (a Chinese unigram or a stopword does not)."""
+    return frozenset(key for key, weight in terms(text).weights.items() if weight > 0)
 
 
 @lru_cache(maxsize=4096)
