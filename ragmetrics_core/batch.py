@@ -32,8 +32,9 @@ from ragmetrics_core.metrics import METRICS, RAGCHECKER_METRICS
 from ragmetrics_core.report.data import DETAIL_LIMIT, DetailRow, ReportData
 from ragmetrics_core.report.summary import AggregateMode, summary_of
 from ragmetrics_core.results import EvaluationResult
-from ragmetrics_core.runner import StopFlag, score_many
+from ragmetrics_core.runner import StopFlag, keep_partial, score_many
 from ragmetrics_core.sample import RagSample
+from ragmetrics_core.scrub import scrub_secrets
 
 if TYPE_CHECKING:
     import pandas
@@ -233,6 +234,10 @@ def evaluate_file(
             run_sync(runner.run(plan.todo(), plan.pending))
         else:
             engine(list(plan.todo()), runner.record, progress=show_progress, resumed=run.resumed)
+    except BaseException as exc:  # Ctrl-C or an evaluator's abort: the rows written and the run stay reachable
+        run.interrupted = True
+        keep_partial(exc, "batch_run", run, f"{run.done} of {run.total} samples were done before it")
+        raise
     finally:
         if writer is not None:
             writer.close()
@@ -364,7 +369,7 @@ class _Runner:
                 result = await self.evaluator.aevaluate(loaded.sample)
         except Exception as error:  # a broken sample must not end the run; its row records why
             judge = getattr(getattr(self.evaluator, "judge", None), "name", "")
-            message = f"{type(error).__name__}: {error}"
+            message = scrub_secrets(f"{type(error).__name__}: {error}")
             return EvaluationResult(sample_id=loaded.id, judge=str(judge), scores={}, error=message)
         if result.sample_id != loaded.id:
             result = result.model_copy(update={"sample_id": loaded.id})

@@ -6,6 +6,10 @@ judge wraps each synchronous stretch of its work in :func:`metered` and calls :f
 which raises :class:`EvaluationBudgetExceeded` once the CPU time spent in metered stretches passes the limit.
 Only metered time counts, so other samples interleaved on the same thread (``evaluate_many``, the online
 worker) are never charged to this one. Without a budget, both calls cost one context-variable lookup.
+
+A budget also marks when its sample started (:func:`sample_started`): the LLM judge measures its per-sample
+deadline from there. Budgets nest (the online worker's around an ``Evaluator``'s own): a checkpoint stops the work
+when any enclosing budget is spent or cancelled, and an inner budget's CPU time is charged to the outer one too.
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 
 class EvaluationBudgetExceeded(Exception):
@@ -31,6 +35,9 @@ class Budget:
     spent_s: float = 0.0
     stretch_started: float | None = None
     cancelled: bool = False
+    parent: Budget | None = None
+    started: float = field(default_factory=time.monotonic)
+    """When the sample started (``time.monotonic``)."""
 
     def cancel(self) -> None:
         self.cancelled = True
@@ -49,12 +56,28 @@ def cpu_budget(seconds: float | None) -> Iterator[Budget]:
     the yielded :class:`Budget` can still be cancelled)."""
     if seconds is not None and seconds <= 0:
         raise ValueError("a CPU budget must be positive")
-    budget = Budget(limit_s=math.inf if seconds is None else seconds)
+    parent = _current.get()
+    budget = Budget(limit_s=math.inf if seconds is None else seconds, parent=parent)
+    if parent is not None:
+        budget.started = parent.started  # the same sample
     token = _current.set(budget)
     try:
         yield budget
     finally:
         _current.reset(token)
+        if parent is not None:
+            parent.spent_s += budget.spent_s
+
+
+def current_budget() -> Budget | None:
+    """The innermost budget open on this context, if any."""
+    return _current.get()
+
+
+def sample_started() -> float | None:
+    """When the sample being evaluated here started (``time.monotonic``), or ``None`` outside any budget."""
+    budget = _current.get()
+    return None if budget is None else budget.started
 
 
 @contextmanager
@@ -75,11 +98,14 @@ def metered() -> Iterator[None]:
 def checkpoint() -> None:
     """Raise :class:`EvaluationBudgetExceeded` when the current budget is spent or cancelled; a no-op without one."""
     budget = _current.get()
-    if budget is None:
-        return
-    if budget.cancelled:
-        raise EvaluationBudgetExceeded("evaluation cancelled (shutting down)")
-    if budget.used() > budget.limit_s:
-        raise EvaluationBudgetExceeded(
-            f"evaluation budget exceeded ({budget.used():.2f} s of CPU, limit {budget.limit_s:g} s)"
-        )
+    inner_used = 0.0  # CPU of inner budgets not yet added to the enclosing ones (they add it when they close)
+    while budget is not None:
+        if budget.cancelled:
+            raise EvaluationBudgetExceeded("evaluation cancelled (shutting down)")
+        used = budget.used() + inner_used
+        if used > budget.limit_s:
+            raise EvaluationBudgetExceeded(
+                f"evaluation budget exceeded ({used:.2f} s of CPU, limit {budget.limit_s:g} s)"
+            )
+        inner_used = used  # this budget's total, not yet in its parent's
+        budget = budget.parent

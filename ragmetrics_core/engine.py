@@ -14,8 +14,8 @@ import threading
 import time
 import traceback
 import weakref
-from collections.abc import Awaitable, Callable, Coroutine, Iterable, Sequence
-from typing import Any, Protocol, TypeVar
+from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping, Sequence
+from typing import Any, Literal, Protocol, TypeVar
 
 from pydantic import BaseModel
 
@@ -35,14 +35,17 @@ from ragmetrics_core.metrics import METRICS, MetricOptions, MetricSpec, MetricVa
 from ragmetrics_core.metrics.registry import unmet_inputs
 from ragmetrics_core.ratelog import RateLimitedLog
 from ragmetrics_core.results import EvaluationResult, MetricScore
-from ragmetrics_core.runner import score_many
+from ragmetrics_core.runner import keep_partial, score_many, stops_the_run
 from ragmetrics_core.sample import RagSample
-from ragmetrics_core.scrub import scrub_secrets
+from ragmetrics_core.scrub import SECRETS, scrub_secrets
 
 logger = logging.getLogger(__name__)
 _failures = RateLimitedLog(logger)
 T = TypeVar("T")
 _ALL_PARTS = frozenset(EvidencePart)
+DEFAULT_CPU_BUDGET_S = 30.0
+"""CPU seconds an in-process judge may spend on one sample by default: 4-5× the slowest adversarial input of
+``benchmarks/adversarial_text.py`` (a 1 MB response), thousands of times a typical sample."""
 _new_metric_score = builder(MetricScore)  # fifteen a sample
 _NOT_SAMPLES = (
     "evaluate_many takes RagSample objects, got {}; for a DataFrame, a datasets.Dataset, a ragas "
@@ -69,11 +72,16 @@ class Evaluator:
         judge: Judge | None = None,
         metrics: Sequence[str] | None = None,
         options: MetricOptions | None = None,
-        cpu_budget_s: float | None = None,
+        cpu_budget_s: float | Literal["default"] | None = "default",
     ) -> None:
         """``cpu_budget_s``: CPU seconds an in-process judge may spend on one sample (checked between its
-        steps); past it, what the sample still needs is undetermined with "evaluation budget exceeded"."""
-        if cpu_budget_s is not None and cpu_budget_s <= 0:
+        steps); past it, what the sample still needs is undetermined with "evaluation budget exceeded". By default
+        :data:`DEFAULT_CPU_BUDGET_S`, or the ``RAGMETRICS_CPU_BUDGET_S`` variable (``0`` or ``none``: no budget);
+        ``None``: no budget."""
+        SECRETS.load_environment()  # keys set since the registry last looked are masked in what this writes
+        if cpu_budget_s == "default":
+            cpu_budget_s = default_cpu_budget()
+        if cpu_budget_s is not None and not cpu_budget_s > 0:
             raise ValueError("cpu_budget_s must be positive")
         if judge is None:
             from ragmetrics_core.judges.embedded import EmbeddedJudge
@@ -113,11 +121,9 @@ class Evaluator:
         problems = evidence.shape_problems(len(sample.retrieved_contexts))
         if problems:
             raise ValueError("precomputed evidence does not fit the sample: " + "; ".join(problems))
-        if self.cpu_budget_s is None:
+        # Always a budget scope: it also marks when the sample started, which the LLM judge's deadline reads.
+        with cpu_budget(self.cpu_budget_s):
             evidence, usage = await self._gather(sample, evidence, required, optional)
-        else:
-            with cpu_budget(self.cpu_budget_s):
-                evidence, usage = await self._gather(sample, evidence, required, optional)
         return self._score(sample, evidence, usage, unmet)
 
     def score(self, sample: RagSample, evidence: Evidence, usage: Usage | None = None) -> EvaluationResult:
@@ -157,6 +163,7 @@ class Evaluator:
             explanations=explain(evidence, sample),
             evidence=evidence,
             usage=usage or Usage(),
+            error=_why_no_scores(scores, evidence, unmet),
         )
 
     def _metric_score(self, spec: MetricSpec, value: MetricValue) -> MetricScore:
@@ -250,7 +257,9 @@ class Evaluator:
         except JudgeError as exc:
             message = scrub_secrets(f"{self.judge.name} {stage} failed: {exc}")
             spent.append(exc.usage)
-        except Exception as exc:  # a judge bug must cost a sample, not the caller's run
+        except BaseException as exc:  # a judge bug (even SystemExit) must cost a sample, not the caller's run
+            if stops_the_run(exc):
+                raise
             message = scrub_secrets(f"{self.judge.name} {stage} raised {type(exc).__name__}: {exc}")
             # One line per judge, stage and kind of failure per interval (a broken judge fails every sample);
             # the traceback only at debug level, scrubbed like the message (it repeats it).
@@ -304,7 +313,12 @@ class Evaluator:
             if on_result is not None:
                 on_result(index, result)
 
-        await score_many(items, score, keep, concurrency=concurrency, total=len(items), progress=progress)
+        try:
+            await score_many(items, score, keep, concurrency=concurrency, total=len(items), progress=progress)
+        except BaseException as exc:  # Ctrl-C (or a custom evaluator's abort): what was scored stays reachable
+            done = [result for result in results if result is not None]
+            keep_partial(exc, "results", done, f"{len(done)} of {len(items)} samples were scored before it")
+            raise
         return [result for result in results if result is not None]
 
     def _failed(self, sample: object, exc: Exception) -> EvaluationResult:
@@ -316,6 +330,35 @@ class Evaluator:
             for metric in self.metrics
         }
         return EvaluationResult(sample_id=sample_id, judge=self.judge.name, scores=scores, error=str(exc))
+
+
+def default_cpu_budget(environ: Mapping[str, str] | None = None) -> float | None:
+    """The per-sample CPU budget an :class:`Evaluator` gets unless told: ``RAGMETRICS_CPU_BUDGET_S`` (``0``,
+    ``none`` or ``off``: no budget), else :data:`DEFAULT_CPU_BUDGET_S`."""
+    raw = (os.environ if environ is None else environ).get("RAGMETRICS_CPU_BUDGET_S", "").strip().lower()
+    if not raw:
+        return DEFAULT_CPU_BUDGET_S
+    if raw in ("0", "none", "off"):
+        return None
+    try:
+        seconds = float(raw)
+    except ValueError:
+        raise ValueError(f"RAGMETRICS_CPU_BUDGET_S must be a number of seconds or 'none', got {raw!r}") from None
+    if not seconds >= 0 or seconds == float("inf"):
+        raise ValueError(f"RAGMETRICS_CPU_BUDGET_S must be a positive number of seconds, got {raw!r}")
+    return seconds or None
+
+
+def _why_no_scores(
+    scores: Mapping[str, MetricScore], evidence: Evidence, unmet: Mapping[str, list[str]]
+) -> str | None:
+    """When the judge failed for every metric the sample could have had, the judge's reasons (else ``None``):
+    a result without scores says why, not only in each metric's reason."""
+    if not evidence.errors or any(entry.score is not None for entry in scores.values()):
+        return None
+    if all(unmet.get(metric) for metric in scores):
+        return None  # nothing was runnable: the inputs are missing, which each reason says
+    return "no scores: " + "; ".join(dict.fromkeys(evidence.errors.values()))
 
 
 def _as_evidence(answer: BaseModel) -> Evidence:

@@ -50,11 +50,22 @@ async def score_many(
     pending = iter(enumerate(items))
     flag = stop or StopFlag()
 
+    fatal: list[BaseException] = []
+
     async def work(bar: tqdm[Any]) -> None:
         for index, item in pending:
             if flag.stopping:
                 return
-            result = await score(item)
+            try:
+                result = await score(item)
+            except BaseException as exc:
+                if is_cancellation(exc):
+                    raise
+                # Ctrl-C, or what a user's evaluator raised past its own handling: the run stops taking samples,
+                # the other workers finish theirs (recorded), and it is raised once they have.
+                fatal.append(exc)
+                flag.stopping = True
+                return
             on_result(index, item, result)
             bar.update(1)
             # A CPU-bound judge may never suspend; yielding here lets the loop see Ctrl-C between samples.
@@ -66,6 +77,34 @@ async def score_many(
         if workers is not None:
             workers.extend(tasks)
         outcomes = await asyncio.gather(*tasks, return_exceptions=True)
+    if fatal:
+        raise fatal[0]
     for outcome in outcomes:
         if isinstance(outcome, BaseException) and not isinstance(outcome, asyncio.CancelledError):
             raise outcome
+
+
+def is_cancellation(exc: BaseException) -> bool:
+    """Whether ``exc`` is this task being cancelled (a ``CancelledError`` some user code raised on its own is not)."""
+    if not isinstance(exc, asyncio.CancelledError):
+        return False
+    task = asyncio.current_task()
+    return task is None or task.cancelling() > 0
+
+
+def stops_the_run(exc: BaseException) -> bool:
+    """What must end a batch run rather than fail one sample: Ctrl-C, or the run's own cancellation. Anything else a
+    judge raises (``SystemExit``, ``GeneratorExit``, a custom ``BaseException``) is that sample's failure."""
+    return isinstance(exc, KeyboardInterrupt) or is_cancellation(exc)
+
+
+def keep_partial(exc: BaseException, name: str, value: object, note: str) -> None:
+    """Attach what a run had computed to the exception that ended it (as ``exc.<name>``), saying so in a note."""
+    if hasattr(exc, name):
+        return  # an inner run already attached its own
+    try:
+        setattr(exc, name, value)
+    except (AttributeError, TypeError):  # an exception type with __slots__: the note still says what was done
+        exc.add_note(f"ragmetrics: {note} (not attachable to this exception)")
+        return
+    exc.add_note(f"ragmetrics: {note}; they are on this exception as .{name}")

@@ -1,32 +1,166 @@
-"""Masking credentials in text that may reach a log, a result or telemetry (exception messages of HTTP clients
-and of users' judges can quote headers and keys)."""
+"""Masking secrets in text that may leave the process: results, reports, caches, telemetry, logs, errors.
+
+Two nets, applied together by :func:`scrub_secrets`:
+
+* **by value** (:data:`SECRETS`): every secret the process was given (the judge's API keys, the variable named by
+  ``--api-key-env``, Langfuse's keys, the values of OTLP exporter headers, any ``*_API_KEY``/``*_TOKEN``-style
+  variable) is masked wherever it appears, whatever its shape. Cheap enough for every written row: a few substring
+  tests, no regular expression.
+* **by shape**: provider key formats, bearer tokens, ``key=value`` credentials and long hex strings after a
+  key-like word, for secrets the process was never told about (a key quoted by a user's judge in its error).
+
+Writers and caches apply the first net to everything they write (:func:`mask_known_secrets`); free text (answers
+from an endpoint, exception messages, telemetry texts) gets both.
+"""
 
 from __future__ import annotations
 
+import os
 import re
+import threading
+from collections.abc import Iterable, Mapping
+from urllib.parse import unquote
 
 REDACTED = "[redacted]"
 
-# Shapes of credentials that must never reach an exporter: provider keys, bearer tokens, key=value pairs.
-_SECRET_PATTERNS: tuple[re.Pattern[str], ...] = (
-    re.compile(r"\b(?:sk|pk|rk)-[A-Za-z0-9_\-]{8,}"),
-    re.compile(r"\b(?:ghp|gho|ghu|ghs|github_pat)_[A-Za-z0-9_]{16,}"),
-    re.compile(r"\bxox[abposr]-[A-Za-z0-9\-]{10,}"),
-    re.compile(r"\bAKIA[0-9A-Z]{16}\b"),
-    re.compile(r"\bAIza[0-9A-Za-z_\-]{30,}"),
-    re.compile(r"(?i)\bbearer\s+[A-Za-z0-9._~+/\-]+=*"),
-    re.compile(
-        r"(?i)\b([\w-]*?(?:api[_-]?key|token|secret|password|passwd|authorization))"
-        r"(\"?'?\s*[:=]\s*\"?'?)([^\s\"',;}]+)"
+MIN_SECRET_CHARS = 8
+"""Shorter values are not masked by value: masking ``abc`` everywhere would garble ordinary text."""
+
+# Environment variables that hold secrets by name: whole values.
+_SECRET_ENV_NAMES = frozenset({
+    "OPENAI_API_KEY", "RAGMETRICS_JUDGE_API_KEY", "RAGMETRICS_EMBEDDING_API_KEY", "AZURE_OPENAI_API_KEY",
+    "LANGFUSE_SECRET_KEY", "LANGFUSE_PUBLIC_KEY", "PHOENIX_API_KEY", "PHOENIX_CLIENT_HEADERS",
+})
+_SECRET_ENV_SUFFIX = re.compile(r"(?:_API_KEY|_SECRET_KEY|_SECRET|_TOKEN|_ACCESS_KEY|_PASSWORD)$")
+# Header lists ("name=value,name2=value2", values URL-encoded) whose values are secrets (OTel's format).
+_HEADER_ENV = re.compile(r"^OTEL_EXPORTER_OTLP(?:_[A-Z]+)*_HEADERS$|^PHOENIX_CLIENT_HEADERS$")
+_AUTH_SCHEME = re.compile(r"^(?:bearer|basic|token|api-key)\s+", re.IGNORECASE)
+
+
+class SecretRegistry:
+    """The process-wide set of secret values to mask by value; thread-safe.
+
+    Registering builds a new tuple under a lock and swaps it in; :meth:`mask` reads the tuple once without a lock.
+    The environment is read on first use and again on :meth:`load_environment` (judges and the online evaluator
+    call it when built, so a variable set before them is always known).
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._values: tuple[str, ...] = ()
+        self._environment_loaded = False
+
+    def register(self, *values: str | None) -> None:
+        """Add secret values (``None``, blank and values shorter than :data:`MIN_SECRET_CHARS` are ignored)."""
+        fresh = [value.strip() for value in values if isinstance(value, str)]
+        fresh = [value for value in fresh if len(value) >= MIN_SECRET_CHARS]
+        if not fresh:
+            return
+        with self._lock:
+            known = set(self._values)
+            if known.issuperset(fresh):
+                return
+            # Longest first: a secret containing another is masked whole.
+            self._values = tuple(sorted(known.union(fresh), key=len, reverse=True))
+
+    def load_environment(self, environ: Mapping[str, str] | None = None) -> None:
+        """Register the secrets found in the environment (see the module docstring for which)."""
+        env = os.environ if environ is None else environ
+        self._environment_loaded = True
+        self.register(*secrets_in_environment(env))
+
+    def mask(self, text: str) -> str:
+        """``text`` with every registered value replaced by ``[redacted]``."""
+        if not self._environment_loaded:
+            self.load_environment()
+        for value in self._values:
+            if value in text:
+                text = text.replace(value, REDACTED)
+        return text
+
+    def __contains__(self, value: object) -> bool:
+        return value in self._values
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def clear(self) -> None:
+        """Forget every value (tests); the environment is read again on next use."""
+        with self._lock:
+            self._values = ()
+            self._environment_loaded = False
+
+
+def secrets_in_environment(env: Mapping[str, str]) -> Iterable[str]:
+    """Secret values held by ``env``: whole values of secret-named variables, values of header lists."""
+    for name, value in env.items():
+        upper = name.upper()
+        if _HEADER_ENV.search(upper):
+            yield from header_values(value)
+        elif upper in _SECRET_ENV_NAMES or _SECRET_ENV_SUFFIX.search(upper):
+            yield value
+
+
+def header_values(headers: str) -> Iterable[str]:
+    """The values of an OTel-style header list, each also without its ``Bearer``/``Basic`` scheme."""
+    for item in headers.split(","):
+        _, sep, raw = item.partition("=")
+        if not sep:
+            continue
+        value = unquote(raw).strip()
+        yield value
+        bare = _AUTH_SCHEME.sub("", value)
+        if bare != value:
+            yield bare
+
+
+SECRETS = SecretRegistry()
+"""The process's registry; what :func:`scrub_secrets` and :func:`mask_known_secrets` consult."""
+
+
+def register_secret(*values: str | None) -> None:
+    """Mask these values in everything ragmetrics writes or emits from now on."""
+    SECRETS.register(*values)
+
+
+def mask_known_secrets(text: str) -> str:
+    """Mask the registered secret values only (what writers apply to whole rows)."""
+    return SECRETS.mask(text)
+
+
+_SHAPES: tuple[tuple[re.Pattern[str], str], ...] = (
+    # Provider keys: OpenAI/Anthropic/Langfuse (sk-, pk-, rk-), Groq, Hugging Face, GitLab, xAI, Replicate, GitHub,
+    # Slack, AWS, Google.
+    (re.compile(r"\b(?:sk|pk|rk)-[A-Za-z0-9_\-]{8,}"), REDACTED),
+    (re.compile(r"\bgsk_[A-Za-z0-9]{16,}"), REDACTED),
+    (re.compile(r"\bhf_[A-Za-z0-9]{24,}"), REDACTED),
+    (re.compile(r"\bglpat-[A-Za-z0-9_\-]{16,}"), REDACTED),
+    (re.compile(r"\bxai-[A-Za-z0-9]{20,}"), REDACTED),
+    (re.compile(r"\br8_[A-Za-z0-9]{24,}"), REDACTED),
+    (re.compile(r"\b(?:ghp|gho|ghu|ghs|github_pat)_[A-Za-z0-9_]{16,}"), REDACTED),
+    (re.compile(r"\bxox[abposr]-[A-Za-z0-9\-]{10,}"), REDACTED),
+    (re.compile(r"\bAKIA[0-9A-Z]{16}\b"), REDACTED),
+    (re.compile(r"\bAIza[0-9A-Za-z_\-]{30,}"), REDACTED),
+    (re.compile(r"(?i)\bbearer\s+[A-Za-z0-9._~+/\-]+=*"), REDACTED),
+    # key=value / "key": "value" credentials: the name stays, the value goes.
+    (
+        re.compile(
+            r"(?i)\b([\w-]*?(?:api[_-]?key|token|secret|password|passwd|authorization))"
+            r"(\"?'?\s*[:=]\s*\"?'?)([^\s\"',;}]+)"
+        ),
+        rf"\1\2{REDACTED}",
+    ),
+    # 32+ hex digits after a key-like word ("key 9f86d0...", "secret: ..."): API keys of many providers.
+    (
+        re.compile(r"(?i)\b((?:api[_-]?)?(?:key|token|secret|credential|auth)s?\b[^\w\n]{1,4}(?:is\s+)?)([0-9a-f]{32,})\b"),
+        rf"\1{REDACTED}",
     ),
 )
 
 
 def scrub_secrets(text: str) -> str:
-    """Mask substrings shaped like API keys, tokens and ``key=value`` credentials."""
-    for pattern in _SECRET_PATTERNS:
-        if pattern.groups == 3:
-            text = pattern.sub(lambda match: f"{match.group(1)}{match.group(2)}{REDACTED}", text)
-        else:
-            text = pattern.sub(REDACTED, text)
+    """Mask the registered secret values, then substrings shaped like API keys, tokens and credentials."""
+    text = SECRETS.mask(text)
+    for pattern, replacement in _SHAPES:
+        text = pattern.sub(replacement, text)
     return text

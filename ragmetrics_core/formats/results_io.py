@@ -25,6 +25,7 @@ from ragmetrics_core.formats.errors import InputError, RowError
 from ragmetrics_core.judges.base import Usage
 from ragmetrics_core.results import ClaimExplanation, Direction, EvaluationResult, MetricScore
 from ragmetrics_core.sample import RagSample
+from ragmetrics_core.scrub import mask_known_secrets
 
 OutputFormat = Literal["jsonl", "csv"]
 
@@ -141,8 +142,9 @@ class ResultWriter:
         return handle
 
     def write(self, result: EvaluationResult, sample: RagSample | None = None, line: int | None = None) -> None:
+        # Every row leaves the process here: a secret the process was given is masked whatever field holds it.
         if self.format == "jsonl":
-            text = json.dumps(result_record(result, sample, line), ensure_ascii=False) + "\n"
+            text = mask_known_secrets(json.dumps(result_record(result, sample, line), ensure_ascii=False)) + "\n"
             self._file.write(text)
             self._file.flush()
             return
@@ -150,9 +152,9 @@ class ResultWriter:
         # Claims first: a crash between the two writes leaves the sample unfinished, so a resumed run redoes it
         # and its claims rows, which then supersede these (same sample, same results row, written later).
         self._rows += 1
-        self._claims.write("".join(_line(cells) for cells in claim_rows(result, self._rows)))
+        self._claims.write(mask_known_secrets("".join(_line(cells) for cells in claim_rows(result, self._rows))))
         self._claims.flush()
-        self._file.write(_line(csv_row(result, sample, line, self.metrics)))
+        self._file.write(mask_known_secrets(_line(csv_row(result, sample, line, self.metrics))))
         self._file.flush()
 
     def close(self) -> None:

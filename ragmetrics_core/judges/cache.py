@@ -1,7 +1,8 @@
 """A local SQLite cache of judge calls, so re-running an evaluation costs nothing.
 
 Keys are the SHA-256 of the model, the prompt and the call parameters, never of credentials or the
-endpoint's URL: the file holds prompts and answers only. WAL mode and a busy timeout let several threads
+endpoint's URL: the file holds prompts and answers only, with every known secret masked
+(:func:`ragmetrics_core.scrub.mask_known_secrets`). WAL mode and a busy timeout let several threads
 and processes share one file; every operation opens its own short-lived connection.
 """
 
@@ -15,6 +16,8 @@ import time
 from collections.abc import Mapping
 from contextlib import closing
 from pathlib import Path
+
+from ragmetrics_core.scrub import mask_known_secrets
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS judge_calls (
@@ -63,7 +66,7 @@ class JudgeCache:
         return None if row is None else json.loads(row[0])
 
     def put(self, key: str, *, model: str, kind: str, value: object) -> None:
-        document = json.dumps(value, ensure_ascii=False)
+        document = mask_known_secrets(json.dumps(value, ensure_ascii=False))
         with closing(self._connect()) as connection:
             connection.execute(
                 "INSERT OR REPLACE INTO judge_calls (key, model, kind, value, created_at) VALUES (?, ?, ?, ?, ?)",

@@ -13,7 +13,9 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import asdict, dataclass, field
 from typing import Literal, Protocol
 
@@ -209,3 +211,48 @@ class LocalGate:
     async def rate_limited(self, retry_after_s: float | None) -> None:
         with self._lock:
             self.quota.pause(retry_after_s)
+
+
+class SpendMeter:
+    """What one evaluation has been billed so far, kept by the endpoint attempt by attempt.
+
+    The online worker opens one around each evaluation (:func:`metering`); when the evaluation is cut by its
+    timeout, the meter still knows what the calls made until then cost, so the token budget is charged for them.
+    An attempt that was sent but got no answer (cancelled, timed out) counts its estimated prompt tokens: the
+    provider bills a request it received.
+    """
+
+    __slots__ = ("_lock", "calls", "completion_tokens", "prompt_tokens")
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.calls = 0
+        self.prompt_tokens = 0
+        self.completion_tokens = 0
+
+    def add(self, calls: int, prompt_tokens: int, completion_tokens: int) -> None:
+        with self._lock:
+            self.calls += calls
+            self.prompt_tokens += prompt_tokens
+            self.completion_tokens += completion_tokens
+
+    @property
+    def total_tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+
+_meter: ContextVar[SpendMeter | None] = ContextVar("ragmetrics_spend_meter", default=None)
+
+
+@contextmanager
+def metering(meter: SpendMeter) -> Iterator[SpendMeter]:
+    """Record what the calls made inside (and in the tasks they start) are billed, on ``meter``."""
+    token = _meter.set(meter)
+    try:
+        yield meter
+    finally:
+        _meter.reset(token)
+
+
+def current_meter() -> SpendMeter | None:
+    return _meter.get()

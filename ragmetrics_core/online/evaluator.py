@@ -156,7 +156,7 @@ class OnlineEvaluator:
                 if route is None:
                     state.not_sampled += 1
                     return SamplingDecision.NOT_SAMPLED
-                decision = self.sampler.admit()
+                decision = self.sampler.admit(len(state.queue))
                 if decision is not SamplingDecision.EVALUATED:
                     if decision is SamplingDecision.THROTTLED:
                         state.throttled += 1
@@ -265,10 +265,16 @@ class OnlineEvaluator:
     def _take(self) -> Submission | None:
         state = self._state
         with state.lock:
-            if not state.queue:
-                return None
-            state.in_flight += 1
-            return state.queue.popleft()
+            while state.queue:
+                submission = state.queue.popleft()
+                # The budget is checked again as the sample starts: the burst queued before costs were known
+                # must not all run. A refusal here counts as over_budget, like one at submit.
+                if self.sampler.start():
+                    state.in_flight += 1
+                    return submission
+                state.over_budget += 1
+            state.cond.notify_all()
+            return None
 
     def _go_idle(self) -> bool:
         state = self._state
@@ -291,7 +297,7 @@ class OnlineEvaluator:
                 state.failure_reasons[failure_reason] = state.failure_reasons.get(failure_reason, 0) + 1
             if usage.calls or usage.embedding_calls or usage.total_tokens:
                 state.usage = state.usage + usage
-                self.sampler.charge(usage.total_tokens)
+            self.sampler.charge(usage.total_tokens)  # every started evaluation, to release its reservation
             if not state.queue and state.in_flight == 0:
                 state.cond.notify_all()
 

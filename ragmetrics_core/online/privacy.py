@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from ragmetrics_core.evidence import Evidence
 from ragmetrics_core.results import ClaimExplanation, EvaluationResult
-from ragmetrics_core.scrub import scrub_secrets
+from ragmetrics_core.scrub import mask_known_secrets, scrub_secrets
 from ragmetrics_core.text import truncate
 
 _log = logging.getLogger("ragmetrics.online")
@@ -66,8 +66,9 @@ class Redactor:
 
     def _clean(self, value: str, limit: int) -> str:
         text = value if isinstance(value, str) else str(value)
-        if self.options.scrub_secrets:
-            text = scrub_secrets(text)
+        # Secrets the process was given are masked by value even with scrub_secrets=False (which turns off only
+        # the guessing by shape, for texts where it masks too much).
+        text = scrub_secrets(text) if self.options.scrub_secrets else mask_known_secrets(text)
         if self.options.redact is not None:
             try:
                 redacted = self.options.redact(text)

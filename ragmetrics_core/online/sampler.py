@@ -7,8 +7,12 @@ key is the first 8 bytes of BLAKE2b over the run id (run ids are usually UUIDs, 
 uniform); without either, a random key.
 
 The throttle and the budget are token buckets that refill continuously, so a burst never starves the next
-minute. The budget is charged after an evaluation reports its judge usage, so one evaluation can overdraw
-it; while it is overdrawn nothing more is admitted.
+minute. The budget holds under a burst by reserving: a running evaluation holds an estimate of its cost (the
+mean cost of the evaluations charged so far) until it is charged what it really spent; a submission is admitted
+only while the budget exceeds what the running and queued evaluations are expected to cost, and a queued one
+is checked again when it is about to start. So the overshoot is at most what the evaluations running at once
+cost beyond their estimates: ``concurrency`` × the costliest evaluation before any cost is known, much less once
+estimates are in (``docs/online.md``).
 """
 
 from __future__ import annotations
@@ -25,6 +29,8 @@ from ragmetrics_core.online.types import SamplingDecision as SamplingDecision  #
 
 _KEY_MASK = (1 << 64) - 1
 _KEY_SPACE = 1 << 64
+_ESTIMATE_WINDOW = 20
+"""The cost estimate is the mean of the first evaluations, then a moving average over about this many."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,8 +123,8 @@ class TokenBucket:
 class Sampler:
     """Decides, per submission, whether to score it.
 
-    :meth:`select` is pure and thread-safe. :meth:`admit` and :meth:`charge` mutate the throttle and budget
-    and must be called under the owner's lock (the :class:`OnlineEvaluator` does).
+    :meth:`select` is pure and thread-safe. :meth:`admit`, :meth:`start` and :meth:`charge` mutate the throttle
+    and budget and must be called under the owner's lock (the :class:`OnlineEvaluator` does).
     """
 
     def __init__(
@@ -151,6 +157,10 @@ class Sampler:
             if token_budget_per_hour is not None
             else None
         )
+        self._estimate = 0.0
+        self._charged = 0
+        self._reserved = 0.0
+        self._running = 0
 
     def route_for(self, origin: Origin) -> Route:
         for route in self.routes:
@@ -167,21 +177,50 @@ class Sampler:
             return route
         return None
 
-    def admit(self) -> SamplingDecision:
-        """Budget, then throttle; a throttle slot is spent only when the budget allows."""
+    def admit(self, queued: int = 0) -> SamplingDecision:
+        """Budget, then throttle; a throttle slot is spent only when the budget allows. ``queued``: submissions
+        waiting to start, each expected to cost the current estimate."""
         if self._budget is None and self._throttle is None:
             return SamplingDecision.EVALUATED
         now = self._clock()
-        if self._budget is not None and self._budget.level(now) <= 0.0:
+        if self._budget is not None and self._available(now) - queued * self._estimate <= 0.0:
             return SamplingDecision.OVER_BUDGET
         if self._throttle is not None and not self._throttle.take_one(now):
             return SamplingDecision.THROTTLED
         return SamplingDecision.EVALUATED
 
+    def start(self) -> bool:
+        """Whether a queued evaluation may start now (the budget checked again); if so its estimated cost is
+        reserved until :meth:`charge` settles it. Every ``True`` must be followed by one :meth:`charge`."""
+        if self._budget is None:
+            return True
+        if self._available(self._clock()) <= 0.0:
+            return False
+        self._reserved += self._estimate
+        self._running += 1
+        return True
+
     def charge(self, tokens: int) -> None:
-        """Spend judge tokens against the hourly budget."""
-        if self._budget is not None and tokens > 0:
+        """Settle one started evaluation: release its reservation and spend the judge tokens it was billed."""
+        if self._budget is None:
+            return
+        if self._running > 0:
+            self._running -= 1
+            self._reserved = max(0.0, self._reserved - self._estimate) if self._running else 0.0
+        if tokens > 0:
             self._budget.spend(tokens, self._clock())
+            # The estimate follows the mean cost of evaluations that cost something (a fast start, then stable).
+            self._charged += 1
+            self._estimate += (tokens - self._estimate) / min(self._charged, _ESTIMATE_WINDOW)
 
     def budget_remaining(self) -> float | None:
         return None if self._budget is None else self._budget.level(self._clock())
+
+    @property
+    def estimated_cost(self) -> float:
+        """Tokens one evaluation is expected to cost (0 until one has been charged)."""
+        return self._estimate
+
+    def _available(self, now: float) -> float:
+        assert self._budget is not None
+        return self._budget.level(now) - self._reserved

@@ -23,12 +23,14 @@ from pydantic import ValidationError
 from ragmetrics_core.budget import Budget, cpu_budget
 from ragmetrics_core.engine import AsyncEvaluator
 from ragmetrics_core.judges.base import Usage
+from ragmetrics_core.judges.quota import SpendMeter, metering
 from ragmetrics_core.online.emitters.base import Runner, SubjectSpanFactory
 from ragmetrics_core.online.privacy import Redactor, sanitize_result
 from ragmetrics_core.online.sampler import Route
 from ragmetrics_core.online.types import EvaluationRecord, Origin, SampleDraft, SampleView, SamplingDecision, SpanRef
 from ragmetrics_core.ratelog import RateLimitedLog
 from ragmetrics_core.results import EvaluationResult
+from ragmetrics_core.runner import is_cancellation
 from ragmetrics_core.sample import RagSample
 
 _log = logging.getLogger("ragmetrics.online")
@@ -109,7 +111,7 @@ class Worker:
     def _run(self) -> None:
         try:
             asyncio.run(self._main())
-        except Exception as exc:  # the loop itself failing is a bug of ours; say so, never crash the app
+        except BaseException as exc:  # the loop itself failing is a bug of ours; say so, never crash the app
             _log.error("ragmetrics online worker stopped unexpectedly: %s", type(exc).__name__)
 
     async def _main(self) -> None:
@@ -144,7 +146,7 @@ class Worker:
     def _make_evaluator(self) -> tuple[AsyncEvaluator | None, str | None]:
         try:
             return self._config.evaluator_factory(), None
-        except Exception as exc:
+        except BaseException as exc:  # user code on our thread: even SystemExit only makes the evaluator unavailable
             message = f"evaluator unavailable: {type(exc).__name__}: {exc}"
             self._config.warn.warning("evaluator", "ragmetrics %s", self._config.redactor.error(message))
             return None, message
@@ -157,6 +159,7 @@ class Worker:
         error: str | None = None
         result: EvaluationResult | None = None
         sample: RagSample | None = None
+        meter = SpendMeter()
         try:
             try:
                 sample = _to_sample(submission)
@@ -166,32 +169,33 @@ class Worker:
                 if evaluator is None:
                     reason, error = "evaluator_unavailable", unavailable
                 else:
-                    reason, error, result = await self._score(evaluator, sample)
-        except asyncio.CancelledError:
-            self._ledger.settle("cancelled", Usage())
-            raise
-        except Exception as exc:  # our own bug: count it, never let it escape into the loop
+                    reason, error, result = await self._score(evaluator, sample, meter)
+        except BaseException as exc:
+            if is_cancellation(exc):
+                self._ledger.settle("cancelled", _spent(None, meter))
+                raise
+            # Our own bug, or user code (a SampleDraft's validators) raising past every handler: one failed sample.
             reason, error = "internal_error", f"internal error: {type(exc).__name__}"
-        usage = result.usage if result is not None else Usage()
+        usage = _spent(result, meter)
         try:
-            metrics = tuple(getattr(evaluator, "metrics", None) or ())
-            self._emit(submission, sample, result, error, reason, metrics, started_ns, time.time_ns())
-        except Exception as exc:
+            self._emit(submission, sample, result, error, reason, _metrics_of(evaluator), started_ns, time.time_ns())
+        except BaseException as exc:  # a redaction hook or emitter raising anything: the record is lost, not the thread
             self._config.warn.warning("record", "ragmetrics could not build a record: %s", type(exc).__name__)
         finally:
             self._ledger.settle(reason, usage)
 
     async def _score(
-        self, evaluator: AsyncEvaluator, sample: RagSample
+        self, evaluator: AsyncEvaluator, sample: RagSample, meter: SpendMeter
     ) -> tuple[str | None, str | None, EvaluationResult | None]:
         timeout = self._config.evaluation_timeout_s
         # The timeout doubles as the CPU budget: an in-process judge busy in synchronous work never yields to the
         # loop's timer, but it checks its budget between steps (ragmetrics_core.budget), and stop() cancels it.
-        with cpu_budget(timeout) as budget:
+        # The meter records what the judge's calls are billed, so a timed-out evaluation is still charged.
+        with cpu_budget(timeout) as budget, metering(meter):
             with self._budgets_lock:
                 self._budgets.add(budget)
             try:
-                result = await asyncio.wait_for(_contained(evaluator.aevaluate(sample)), timeout)
+                result = await asyncio.wait_for(_contained(lambda: evaluator.aevaluate(sample)), timeout)
             except TimeoutError:
                 return "timeout", f"evaluation timed out after {timeout:g} s", None
             except asyncio.CancelledError:
@@ -206,7 +210,7 @@ class Worker:
                     self._budgets.discard(budget)
         if not isinstance(result, EvaluationResult):
             return "internal_error", f"aevaluate returned {type(result).__name__}, not EvaluationResult", None
-        if result.error:
+        if result.error and not result.evidence.errors:
             return "evaluation_error", result.error, result
         if result.evidence.errors:
             # The engine records judge failures on the evidence and leaves the affected metrics undetermined.
@@ -274,22 +278,40 @@ class EvaluatorAborted(Exception):
     ``CancelledError`` nobody asked for): the sample fails with it, the worker goes on."""
 
 
-async def _contained(evaluation: Awaitable[EvaluationResult]) -> EvaluationResult:
+async def _contained(evaluate: Callable[[], Awaitable[EvaluationResult]]) -> EvaluationResult:
     """Run one evaluation so that nothing it raises escapes as more than a failed sample.
 
-    asyncio re-raises ``SystemExit`` and ``KeyboardInterrupt`` out of the task that raised them, through the event
-    loop itself: caught here, inside the task, they become an ordinary exception. A ``CancelledError`` is passed on
-    only when this task is really being cancelled (timeout, shutdown).
+    ``evaluate`` is called in here, so a synchronous ``aevaluate`` raising before it returns an awaitable is caught
+    too. asyncio re-raises ``SystemExit`` and ``KeyboardInterrupt`` out of the task that raised them, through the
+    event loop itself: caught here, inside the task, they become an ordinary exception, as does any other
+    ``BaseException`` (a signal to the main thread never arrives on this one: whatever is raised here, user code
+    raised). A ``CancelledError`` is passed on only when this task is really being cancelled (timeout, shutdown).
     """
     try:
-        return await evaluation
-    except asyncio.CancelledError:
-        task = asyncio.current_task()
-        if task is not None and task.cancelling():
+        return await evaluate()
+    except Exception:
+        raise
+    except BaseException as exc:
+        if is_cancellation(exc):
             raise
-        raise EvaluatorAborted("the evaluator raised CancelledError") from None
-    except (SystemExit, KeyboardInterrupt, GeneratorExit) as exc:
-        raise EvaluatorAborted(f"the evaluator raised {type(exc).__name__}: {exc}") from None
+        raise EvaluatorAborted(f"the evaluator raised {_describe(exc)}") from None
+
+
+def _spent(result: EvaluationResult | None, meter: SpendMeter) -> Usage:
+    """What an evaluation is charged: its result's usage, or what its calls were billed when it has none (cut by
+    the timeout, cancelled, failed), as the judge's endpoint metered them."""
+    if result is not None and (result.usage.calls or result.usage.total_tokens or not meter.calls):
+        return result.usage
+    return Usage(calls=meter.calls, prompt_tokens=meter.prompt_tokens, completion_tokens=meter.completion_tokens)
+
+
+def _metrics_of(evaluator: AsyncEvaluator | None) -> tuple[str, ...]:
+    """The evaluator's ``metrics`` attribute (a user's evaluator may have none, or a property that raises)."""
+    try:
+        metrics = getattr(evaluator, "metrics", None) or ()
+        return tuple(metric for metric in metrics if isinstance(metric, str))
+    except BaseException:
+        return ()
 
 
 def _to_sample(submission: Submission) -> RagSample:

@@ -28,6 +28,7 @@ from ragmetrics_core.report.summary import (
 from ragmetrics_core.report.svg import goodness_colour, histogram, score_bar, stacked_bar
 from ragmetrics_core.results import ClaimExplanation, Direction, EvaluationResult, MetricScore
 from ragmetrics_core.sample import RagSample
+from ragmetrics_core.scrub import mask_known_secrets
 
 CATEGORIES: tuple[tuple[str, str, str], ...] = (
     # (category id, label, css class)
@@ -89,7 +90,8 @@ def write_report_data(
     """Write the report of ``data`` (see :mod:`ragmetrics_core.report.data`) to ``path`` and return the path."""
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(render_report_data(data, title=title, aggregate_mode=aggregate_mode), encoding="utf-8")
+    page = render_report_data(data, title=title, aggregate_mode=aggregate_mode)
+    target.write_text(mask_known_secrets(page), encoding="utf-8")  # no secret the process holds leaves in it
     return target
 
 

@@ -126,8 +126,10 @@ async def test_a_slow_answer_within_the_retries_succeeds(
 
 async def test_connection_refused_is_reported_without_the_key(make_judge: JudgeFactory) -> None:
     judge = make_judge(base_url="http://127.0.0.1:9/v1", retry=RetryPolicy(max_attempts=2))
-    with pytest.raises(EndpointError, match=r"http://127.0.0.1:9/v1 gave up after 2 attempts: connection failed"):
+    # A refusal is not retried: nothing listens there, and backing off would not make a server appear.
+    with pytest.raises(EndpointError, match=r"http://127.0.0.1:9/v1 failed on 1 attempt: connection failed") as raised:
         await judge.extract(extraction_request())
+    assert "sk-test" not in str(raised.value) and "connection refused" in str(raised.value)
 
 
 async def test_concurrency_limit_per_endpoint(make_judge: JudgeFactory, server: FakeOpenAIServer) -> None:
@@ -285,7 +287,7 @@ async def test_key_echoed_by_the_server_is_scrubbed(make_judge: JudgeFactory, se
         await make_judge().extract(extraction_request())
     assert server.calls("extract")[0].headers["authorization"] == f"Bearer {FAKE_KEY}"  # it was sent
     message = str(raised.value)
-    assert "HTTP 401: Incorrect API key provided: ***" in message
+    assert "HTTP 401: Incorrect API key provided: [redacted]" in message
     assert FAKE_KEY not in message and "LEAKCANARY" not in message
     # The openai error, whose request object carries the Authorization header, is not chained on.
     assert raised.value.__cause__ is None and raised.value.__context__ is None

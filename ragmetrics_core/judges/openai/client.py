@@ -28,12 +28,14 @@ from pydantic import SecretStr
 
 import openai
 from openai import AsyncOpenAI
+from ragmetrics_core.budget import sample_started
 from ragmetrics_core.judges.base import JudgeError, Usage
 from ragmetrics_core.judges.cache import JudgeCache, cache_key
 from ragmetrics_core.judges.openai.config import RetryPolicy, StructuredOutput, redact_url
 from ragmetrics_core.judges.openai.parsing import AnswerFormatError
 from ragmetrics_core.judges.openai.wire import Completion, Embeddings, NotThisShape, read_completion, read_embeddings
-from ragmetrics_core.judges.quota import BudgetExhausted, RequestGate, RequestKind
+from ragmetrics_core.judges.quota import BudgetExhausted, RequestGate, RequestKind, current_meter
+from ragmetrics_core.scrub import SECRETS, scrub_secrets
 
 logger = logging.getLogger("ragmetrics.judges.openai")
 
@@ -145,9 +147,16 @@ class OpenAIEndpoint:
         sleep: Sleep | None = None,
         now: Clock | None = None,
         gate: RequestGate | None = None,
+        sample_timeout_s: float | None = None,
     ) -> None:
         """``gate``: consulted around every attempt (rate limit and budget shared with other endpoints or
-        processes; see :mod:`ragmetrics_core.judges.quota`)."""
+        processes; see :mod:`ragmetrics_core.judges.quota`). ``sample_timeout_s``: wall time all of one sample's
+        calls to this endpoint may take, retries and backoff included, from when the sample started (the engine's
+        budget scope, :func:`ragmetrics_core.budget.sample_started`; outside one, from the call)."""
+        # Every secret this endpoint holds is masked in everything ragmetrics writes (answers, files, telemetry).
+        SECRETS.load_environment()
+        SECRETS.register(api_key.get_secret_value() if api_key is not None else None)
+        SECRETS.register(*_secret_values(default_headers), *_secret_values(default_query))
         self.base_url = base_url
         self.endpoint = redact_url(base_url)
         self._api_key = api_key
@@ -160,6 +169,7 @@ class OpenAIEndpoint:
         self._sleep: Sleep = sleep or asyncio.sleep
         self._now: Clock = now or time.time
         self._gate = gate
+        self._sample_timeout_s = sample_timeout_s
         self._format_level = 0
         self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, AsyncOpenAI] = weakref.WeakKeyDictionary()
         self._closers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, AsyncGenerator[None, None]] = (
@@ -307,7 +317,9 @@ class OpenAIEndpoint:
                 prompt_tokens=reported.prompt_tokens if reported is not None else 0,
                 completion_tokens=reported.completion_tokens if reported is not None else 0,
             )
-            return ChatAnswer(content or "", choice.finish_reason if choice is not None else None), usage
+            # An endpoint, a proxy or a prompt-injected model may echo a key: it must not reach claims, results or the
+            # cache, so the answer is scrubbed before anything reads it.
+            return ChatAnswer(scrub_secrets(content or ""), choice.finish_reason if choice is not None else None), usage
 
     def _adapted(self, request: dict[str, Any]) -> dict[str, Any]:
         if self._renamed_max_tokens and "max_tokens" in request:
@@ -386,9 +398,11 @@ class OpenAIEndpoint:
         """Send with backoff; ``Usage.calls`` counts every attempt, ``latency_s`` the whole wait. With a gate, each
         attempt waits for it first and reports what it cost (``tokens_of`` the answer) or the 429 it got."""
         started = time.perf_counter()
+        deadline = self._deadline()
+        meter = current_meter()
         attempts = 0
         while True:
-            refusal = self._circuit.refusal()
+            refusal = self._circuit.refusal() or self._past(deadline)
             if refusal is not None:
                 raise EndpointError(
                     f"{what} request to {self.endpoint}: {refusal}", endpoint=self.endpoint, status=None,
@@ -397,21 +411,33 @@ class OpenAIEndpoint:
                 )
             connection_failed = False
             admitted = False
+            sent = False
+            refused = False
+            attempt_timeout = self._timeout_s
             try:
                 async with self._limit():
                     if self._gate is not None:
                         await self._gate.before_attempt(what, estimated_tokens)
                         admitted = True
                     attempts += 1
+                    if deadline is not None:
+                        attempt_timeout = min(attempt_timeout, max(0.0, deadline - time.monotonic()))
+                    sent = True
                     # The client's timeout bounds each read; this bounds the whole attempt, so an endpoint that
                     # trickles its answer a byte at a time cannot hold a sample forever.
-                    async with asyncio.timeout(self._timeout_s):
+                    async with asyncio.timeout(attempt_timeout):
                         result = await send()
                 self._circuit.answered()
+                prompt_tokens, completion_tokens = tokens_of(result) if tokens_of is not None else (0, 0)
+                if meter is not None:
+                    meter.add(1, prompt_tokens, completion_tokens)
                 if self._gate is not None:
-                    prompt_tokens, completion_tokens = tokens_of(result) if tokens_of is not None else (0, 0)
                     await self._gate.after_attempt(what, estimated_tokens, prompt_tokens, completion_tokens)
                 return result, Usage(calls=attempts, latency_s=time.perf_counter() - started)
+            except asyncio.CancelledError:
+                if sent and meter is not None:
+                    meter.add(1, estimated_tokens, 0)  # the provider received the request: count it as billed
+                raise
             except BudgetExhausted as error:
                 raise EndpointError(
                     f"{what} request to {self.endpoint}: {error}", endpoint=self.endpoint, status=None,
@@ -426,13 +452,26 @@ class OpenAIEndpoint:
                 retryable = status in _RETRYABLE_STATUS
             except (openai.APITimeoutError, TimeoutError):
                 status, retry_after, retryable, connection_failed = None, None, True, True
-                detail = f"timed out after {self._timeout_s:g} s without a complete answer"
+                if attempt_timeout < 0.95 * self._timeout_s:  # cut short by the sample's deadline
+                    detail = f"no complete answer before the sample deadline ({self._sample_timeout_s:g} s)"
+                else:
+                    detail = f"timed out after {self._timeout_s:g} s without a complete answer"
             except NotThisShape as error:
                 status, retry_after, retryable = 200, None, True
                 detail = self._scrub(str(error))
             except openai.APIConnectionError as error:
-                status, retry_after, retryable, connection_failed = None, None, True, True
-                detail = f"connection failed: {self._scrub(str(error))}"
+                status, retry_after, connection_failed = None, None, True
+                # Nothing listens there: backing off for seconds will not make a server appear. Other connection
+                # failures (reset, DNS hiccup, TLS) may pass and are retried.
+                refused = _refused(error)
+                retryable = not refused
+                detail = (
+                    "connection failed: endpoint unreachable, connection refused (nothing listening; check the URL)"
+                    if refused else f"connection failed: {self._scrub(str(error))}"
+                )
+            if meter is not None and sent:
+                # An attempt that got no answer: a timeout may have been billed (estimated); an HTTP error is not.
+                meter.add(1, estimated_tokens if status is None and not refused else 0, 0)
             if connection_failed:
                 self._circuit.connection_failed()
             if admitted and self._gate is not None:
@@ -451,6 +490,12 @@ class OpenAIEndpoint:
                     detail=detail,
                 ) from None
             delay = self._retry.delay(attempts, retry_after)
+            if deadline is not None and time.monotonic() + delay >= deadline:
+                raise EndpointError(
+                    f"{what} request to {self.endpoint}: {self._past(deadline, force=True)} (last attempt: {detail})",
+                    endpoint=self.endpoint, status=status, attempts=attempts,
+                    usage=Usage(calls=attempts, latency_s=time.perf_counter() - started), detail=detail,
+                )
             logger.warning(
                 "%s request to %s: %s; retry %d/%d in %.1f s",
                 what,
@@ -464,11 +509,40 @@ class OpenAIEndpoint:
 
     def _scrub(self, text: str) -> str:
         """Remove the key (and anything key-shaped) from server-provided text before it is shown."""
-        if self._api_key is not None:
-            secret = self._api_key.get_secret_value()
-            if secret:
-                text = text.replace(secret, "***")
-        return _KEY_LIKE.sub("***", text)[:300]
+        return _KEY_LIKE.sub("***", scrub_secrets(text))[:300]
+
+    def _deadline(self) -> float | None:
+        """When this sample's calls must be done (``time.monotonic``), or ``None`` without a per-sample bound."""
+        if self._sample_timeout_s is None:
+            return None
+        started = sample_started()
+        return (time.monotonic() if started is None else started) + self._sample_timeout_s
+
+    def _past(self, deadline: float | None, *, force: bool = False) -> str | None:
+        """Why no (further) attempt may be made for this sample, or ``None`` while there is time."""
+        if deadline is None or (not force and time.monotonic() < deadline):
+            return None
+        return f"sample deadline of {self._sample_timeout_s:g} s reached (timeout_s × max_attempts plus backoff)"
+
+
+def _refused(error: BaseException) -> bool:
+    """Whether a connection error was a refusal (nothing listening), looking through its causes."""
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        if isinstance(current, ConnectionRefusedError):
+            return True
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return "connection refused" in str(error).lower() or "connect call failed" in str(error).lower()
+
+
+_SECRET_NAME = re.compile(r"key|token|secret|auth|password|sig", re.IGNORECASE)
+
+
+def _secret_values(items: Mapping[str, str] | None) -> list[str]:
+    """Values of headers or query parameters whose names say they are credentials."""
+    return [value for name, value in (items or {}).items() if _SECRET_NAME.search(name) and isinstance(value, str)]
 
 
 def _estimate_tokens(payload: object) -> int:

@@ -31,6 +31,10 @@ class RetryPolicy(BaseModel):
     multiplier: float = Field(default=2.0, ge=1.0)
     max_delay_s: float = Field(default=30.0, ge=0.0)
 
+    def total_backoff_s(self) -> float:
+        """The backoff waits of a call retried to its last attempt (without ``Retry-After``)."""
+        return sum(self.delay(number) for number in range(1, self.max_attempts))
+
     def delay(self, retry_number: int, retry_after_s: float | None = None) -> float:
         """Seconds before retry ``retry_number`` (1-based); ``Retry-After`` wins, capped at the max."""
         if retry_after_s is not None and retry_after_s >= 0:
@@ -49,6 +53,12 @@ class OpenAIJudgeConfig(BaseModel):
     temperature: float = Field(default=0.0, ge=0.0, le=2.0)
     max_tokens: int = Field(default=4096, ge=16)
     timeout_s: float = Field(default=60.0, gt=0.0)
+    sample_timeout_s: float | None = Field(
+        default=None,
+        gt=0.0,
+        description="Wall time all of one sample's calls may take, from the sample's start; default "
+        "timeout_s × max_attempts plus the backoff between them.",
+    )
     concurrency: int = Field(default=4, ge=1, description="Requests in flight at once to this endpoint.")
     retry: RetryPolicy = Field(default_factory=RetryPolicy)
     structured_output: StructuredOutput = Field(
@@ -100,6 +110,13 @@ class OpenAIJudgeConfig(BaseModel):
     def name(self) -> str:
         return f"openai:{self.model}"
 
+    @property
+    def sample_deadline_s(self) -> float:
+        """The per-sample bound in force: ``sample_timeout_s``, or what one call retried to the end may take."""
+        if self.sample_timeout_s is not None:
+            return self.sample_timeout_s
+        return self.timeout_s * self.retry.max_attempts + self.retry.total_backoff_s()
+
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: object) -> OpenAIJudgeConfig:
         """Read ``RAGMETRICS_JUDGE_*`` variables (falling back to ``OPENAI_*``); keyword overrides win."""
@@ -133,6 +150,7 @@ _ENV_NAMES: dict[str, tuple[str, ...]] = {
     "temperature": ("RAGMETRICS_JUDGE_TEMPERATURE",),
     "max_tokens": ("RAGMETRICS_JUDGE_MAX_TOKENS",),
     "timeout_s": ("RAGMETRICS_JUDGE_TIMEOUT",),
+    "sample_timeout_s": ("RAGMETRICS_JUDGE_SAMPLE_TIMEOUT",),
     "concurrency": ("RAGMETRICS_JUDGE_CONCURRENCY",),
     "structured_output": ("RAGMETRICS_JUDGE_STRUCTURED_OUTPUT",),
     "check_mode": ("RAGMETRICS_JUDGE_CHECK_MODE",),

@@ -119,6 +119,7 @@ class OpenAIJudge:
                 sleep=sleep,
                 now=now,
                 gate=gate,
+                sample_timeout_s=config.sample_deadline_s,
             )
 
         self._chat = endpoint(config.base_url, config.api_key)

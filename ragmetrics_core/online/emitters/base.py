@@ -122,7 +122,11 @@ def start_runner(emitter: Emitter, name: str, max_pending: int, on_failure: Fail
 
 
 class _Calls:
-    """How both runners call an emitter: a failure is counted and logged, never propagated."""
+    """How both runners call an emitter: a failure is counted and logged, never propagated.
+
+    Like the OpenTelemetry SDK around its exporters, every exception is contained, ``BaseException`` included: an
+    emitter (a user's callback) runs on our threads, where ``SystemExit``, ``KeyboardInterrupt``, ``GeneratorExit``
+    or a ``CancelledError`` can only come from its own code, and must cost a record, not the thread."""
 
     def __init__(self, emitter: Emitter, name: str, on_failure: FailureHook) -> None:
         self.emitter = emitter
@@ -134,7 +138,7 @@ class _Calls:
     def _emit(self, record: EvaluationRecord) -> None:
         try:
             self.emitter.emit(record)
-        except Exception as exc:
+        except BaseException as exc:
             self._failed += 1
             self._on_failure(self.name, "emit", exc)
         else:
@@ -143,7 +147,7 @@ class _Calls:
     def _guarded(self, operation: str, action: Callable[[float], object], timeout_s: float) -> object:
         try:
             return action(timeout_s)
-        except Exception as exc:
+        except BaseException as exc:
             self._on_failure(self.name, operation, exc)
             return None
 
@@ -156,6 +160,7 @@ class EmitterRunner(_Calls):
         self._queue: queue.Queue[EvaluationRecord | Flush | _Stop] = queue.Queue(maxsize=max_pending)
         self._dropped = 0
         self._stopped = False
+        self._closed_cleanly = False
         self._thread = threading.Thread(target=self._run, name=f"ragmetrics-emit-{name}", daemon=True)
         self._thread.start()
 
@@ -200,8 +205,9 @@ class EmitterRunner(_Calls):
         return True
 
     def wait_closed(self, timeout_s: float) -> bool:
+        """Whether the thread ended by closing the emitter (a thread that died otherwise reports ``False``)."""
         self._thread.join(max(0.0, timeout_s))
-        return not self._thread.is_alive()
+        return not self._thread.is_alive() and self._closed_cleanly
 
     def stats(self) -> EmitterStats:
         return EmitterStats(emitted=self._emitted, failed=self._failed, dropped=self._dropped)
@@ -211,6 +217,7 @@ class EmitterRunner(_Calls):
             item = self._queue.get()
             if isinstance(item, _Stop):
                 self._guarded("shutdown", self.emitter.shutdown, item.timeout_s)
+                self._closed_cleanly = True
                 return
             if isinstance(item, Flush):
                 item.ok = self._guarded("force_flush", self.emitter.force_flush, item.timeout_s) is True
