@@ -72,7 +72,7 @@ class Redactor:
         if self.options.redact is not None:
             try:
                 redacted = self.options.redact(text)
-            except Exception as exc:  # a broken hook must not leak the text it failed on
+            except BaseException as exc:  # a broken hook must not leak the text it failed on (nor end our thread)
                 _log.debug("ragmetrics redaction hook raised %s; text withheld", type(exc).__name__)
                 return REDACTION_FAILED
             if not isinstance(redacted, str):
