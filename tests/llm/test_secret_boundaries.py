@@ -28,7 +28,7 @@ from ragmetrics_core.judges.openai import OpenAIJudge, OpenAIJudgeConfig, RetryP
 from ragmetrics_core.online import JsonlEmitter, OnlineEvaluator, OtelEmitter
 from ragmetrics_core.report.html import write_report_data
 from ragmetrics_core.scrub import SECRETS, mask_known_secrets, scrub_secrets
-from tests.llm.fake_openai_server import Answer, Fault, FakeOpenAIServer
+from tests.llm.fake_openai_server import Answer, FakeOpenAIServer, Fault
 from tests.llm.samples import ENGLISH
 
 KEYS = {
@@ -178,8 +178,8 @@ def test_online_outputs_mask_keys_the_shapes_do_not_know(
 @pytest.mark.parametrize(
     ("variable", "value", "secret"),
     [
-        ("LANGFUSE_SECRET_KEY", "sk-lf-0f1e2d3c-4b5a-6978-8a9b-abcdefabcdef", "sk-lf-0f1e2d3c-4b5a-6978-8a9b-abcdefabcdef"),
-        ("LANGFUSE_PUBLIC_KEY", "pk-lf-12345678-aaaa-bbbb-cccc-ddddeeeeffff", "pk-lf-12345678-aaaa-bbbb-cccc-ddddeeeeffff"),
+        ("LANGFUSE_SECRET_KEY", "sk-lf-0f1e2d3c-4b5a-6978-8a9b", "sk-lf-0f1e2d3c-4b5a-6978-8a9b"),
+        ("LANGFUSE_PUBLIC_KEY", "pk-lf-12345678-aaaa-bbbb-cccc", "pk-lf-12345678-aaaa-bbbb-cccc"),
         ("OTEL_EXPORTER_OTLP_HEADERS", "x-honeycomb-team=HoneyTeamKey42xyz,x-dataset=prod", "HoneyTeamKey42xyz"),
         ("OTEL_EXPORTER_OTLP_TRACES_HEADERS", "Authorization=Bearer%20Tr4cesT0ken.abc", "Tr4cesT0ken.abc"),
         ("RAGMETRICS_JUDGE_API_KEY", "ZZopaque-judge-key-99", "ZZopaque-judge-key-99"),
