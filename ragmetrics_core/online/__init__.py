@@ -1,6 +1,6 @@
 """Online evaluation of production traffic: sampling, background scoring, telemetry.
 
-``OtelEmitter`` (needs the ``otel`` extra), ``PhoenixEmitter`` (the ``phoenix`` extra) and
+``OtelEmitter`` and ``MetricsEmitter`` (need the ``otel`` extra), ``PhoenixEmitter`` (the ``phoenix`` extra) and
 ``current_origin`` (``opentelemetry-api``) are imported on first access, so this package imports without
 them.
 """
@@ -31,10 +31,12 @@ from ragmetrics_core.scrub import scrub_secrets
 
 if TYPE_CHECKING:
     from ragmetrics_core.online.capture import current_origin
+    from ragmetrics_core.online.emitters.metrics import MetricsEmitter
     from ragmetrics_core.online.emitters.otel import OtelEmitter
     from ragmetrics_core.online.emitters.phoenix import PhoenixEmitter
 
 _LAZY = {
+    "MetricsEmitter": "ragmetrics_core.online.emitters.metrics",
     "OtelEmitter": "ragmetrics_core.online.emitters.otel",
     "PhoenixEmitter": "ragmetrics_core.online.emitters.phoenix",
     "current_origin": "ragmetrics_core.online.capture",
@@ -58,6 +60,7 @@ __all__ = [
     "EmitterStats",
     "EvaluationRecord",
     "JsonlEmitter",
+    "MetricsEmitter",
     "OnlineEvaluator",
     "OnlineStats",
     "Origin",
