@@ -103,6 +103,9 @@ def test_the_ledger_is_observed_at_collection_time(metrics: Metrics) -> None:
     assert metrics.value(sc.METRIC_SAMPLED_OUT, {**pipeline, sc.SAMPLING_DECISION: "not_sampled"}) == 2
     assert metrics.value(sc.METRIC_COMPLETED, pipeline) == 2
     assert metrics.value(sc.METRIC_FAILED, {**pipeline, sc.ERROR_TYPE: "judge_error"}) == 1
+    # Classes that have not occurred are reported at zero, so that rate() counts their first occurrence.
+    (timeouts,) = metrics.matching(sc.METRIC_FAILED, {**pipeline, sc.ERROR_TYPE: "timeout"})
+    assert timeouts.value == 0
     assert metrics.value(sc.METRIC_PENDING, pipeline) == 0
     assert metrics.value(sc.METRIC_EMITTER_RECORDS, {sc.EMITTER_NAME: "metrics", sc.EMITTER_OUTCOME: "emitted"}) == 3
     # The failed evaluation's duration carries its error class.
@@ -187,6 +190,19 @@ def test_bad_configuration_is_refused() -> None:
 )
 def test_judge_kind_and_model(judge: str | None, expected: dict[str, str]) -> None:
     assert judge_attributes(judge) == expected
+
+
+def test_the_failure_classes_are_the_workers() -> None:
+    """FAILURE_CLASSES lists every class the online worker and evaluator settle a sample with."""
+    import inspect
+    import re
+
+    from ragmetrics_core.online import evaluator, worker
+    from ragmetrics_core.online.emitters.metrics import FAILURE_CLASSES
+
+    source = inspect.getsource(worker) + inspect.getsource(evaluator)
+    pattern = r'(?:reason, error = |return |settle\(|reasons\[)"([a-z_]+)"'
+    assert set(re.findall(pattern, source)) == set(FAILURE_CLASSES)
 
 
 def test_reason_classes_are_label_values() -> None:

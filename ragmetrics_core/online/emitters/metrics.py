@@ -48,6 +48,13 @@ DIMENSIONS: tuple[str, ...] = ("chain_name", "route", "framework", "judge")
 (``ragmetrics.sampling.route``), ``framework`` (``ragmetrics.origin.framework``), ``judge``
 (``ragmetrics.judge.kind`` and ``gen_ai.request.model``)."""
 
+FAILURE_CLASSES: tuple[str, ...] = (
+    "invalid_sample", "evaluator_unavailable", "judge_error", "timeout", "evaluation_error", "internal_error",
+    "cancelled", "shutdown_timeout",
+)
+"""The online worker's failure classes (``error.type``), reported at zero before they first occur: Prometheus'
+``rate()`` counts nothing for a series' first sample, so a series born at 1 would hide the first failure."""
+
 OTHER = "_other"
 _ENSEMBLE = re.compile(r"^ensemble\[[^\]]*\]\((?P<members>.*)\)$")
 
@@ -305,8 +312,8 @@ def _dropped(stats: OnlineStats) -> Iterable[tuple[float, Attributes]]:
 
 def _failed(stats: OnlineStats) -> Iterable[tuple[float, Attributes]]:
     reasons: Mapping[str, int] = stats.failure_reasons
-    for reason, count in sorted(reasons.items()):
-        yield count, {sc.ERROR_TYPE: reason}
+    for reason in sorted(set(FAILURE_CLASSES) | set(reasons)):
+        yield reasons.get(reason, 0), {sc.ERROR_TYPE: reason}
 
 
 def _pending(stats: OnlineStats) -> Iterable[tuple[float, Attributes]]:
