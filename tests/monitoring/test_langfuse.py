@@ -165,12 +165,13 @@ def test_emit_only_queues_and_the_sender_batches(langfuse: tuple[LangfuseStandIn
 def test_a_lone_score_is_sent_after_its_delay_without_a_flush(langfuse: tuple[LangfuseStandIn, str]) -> None:
     stand_in, url = langfuse
     target = emitter(url, batch_size=1000, max_delay_s=0.1)
-    target.emit(_record(target, span(9)))
-    assert stand_in.requests == []
-    deadline = time.monotonic() + 10
-    while not stand_in.scores and time.monotonic() < deadline:
-        time.sleep(0.02)
-    assert len(stand_in.scores) == 3
+    for n, expected in ((9, 3), (10, 6)):  # the second one arrives while the sender sleeps with nothing queued
+        target.emit(_record(target, span(n)))
+        deadline = time.monotonic() + 10
+        while len(stand_in.scores) < expected and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert len(stand_in.scores) == expected
+    assert len(stand_in.requests) == 2
     target.shutdown(5)
 
 
@@ -295,3 +296,27 @@ def _record(target: LangfuseEmitter, subject: SpanRef | None, reason: str = "bec
         submitted_ns=1_700_000_000_000_000_000, started_ns=1_700_000_000_000_000_000,
         finished_ns=1_700_000_000_500_000_000,
     )
+
+
+def test_flush_and_shutdown_keep_to_their_timeout_and_account_for_every_score(
+    langfuse: tuple[LangfuseStandIn, str],
+) -> None:
+    stand_in, url = langfuse
+    target = emitter(url, batch_size=3, max_delay_s=60)
+    target.emit(_record(target, span(99)))
+    assert target.force_flush(10) and target.sent == 3  # the client is up
+    stand_in.delay_s = 0.3  # now a slow Langfuse: each request takes 0.3 s
+    for n in range(10):
+        target.emit(_record(target, span(n)))  # 30 scores, 10 requests' worth
+    start = time.monotonic()
+    assert not target.force_flush(0.5)
+    assert time.monotonic() - start < 2.5  # the request under way finishes; no new one starts after the deadline
+    target.shutdown(0.5)
+    deadline = time.monotonic() + 5  # a request already under way when time ran out still completes
+    while target.sent + target.dropped < 33 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert 3 <= target.sent < 33 and target.failed == 0
+    assert target.sent + target.dropped == 33
+    assert len(stand_in.scores) == target.sent
+    target.emit(_record(target, span(11)))  # after shutdown: counted, not sent
+    assert target.sent + target.dropped == 36

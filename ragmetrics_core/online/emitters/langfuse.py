@@ -194,10 +194,11 @@ class LangfuseEmitter:
             if room < len(items):
                 self.dropped += len(items) - max(0, room)
                 items = items[: max(0, room)]
-            if items and not self._pending:
+            was_empty = not self._pending
+            if items and was_empty:
                 self._oldest = time.monotonic()
             self._pending.extend(items)
-            if len(self._pending) >= self._batch_size:
+            if was_empty or len(self._pending) >= self._batch_size:  # start the delay, or send a full batch
                 self._cond.notify_all()
             if self._sender is None:
                 self._sender = threading.Thread(target=self._run, name=f"ragmetrics-{self._name}-sender", daemon=True)
@@ -212,6 +213,8 @@ class LangfuseEmitter:
         try:
             ok = True
             while True:
+                if time.monotonic() >= deadline:
+                    return not self._pending
                 batch = self._take(everything=True)
                 if not batch:
                     return ok
@@ -224,6 +227,8 @@ class LangfuseEmitter:
         self.force_flush(timeout_s)
         with self._cond:
             self._closed = True
+            self.dropped += len(self._pending)  # what the time given could not send
+            self._pending.clear()
             self._cond.notify_all()
             sender = self._sender
         if sender is not None:
