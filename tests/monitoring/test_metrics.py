@@ -157,6 +157,7 @@ def test_an_evaluator_that_is_gone_is_no_longer_observed(metrics: Metrics) -> No
     emitter = MetricsEmitter(meter_provider=metrics.provider)
     online = OnlineEvaluator(DictatedEvaluator(), emitters=[emitter])
     emitter.observe(online)
+    emitter.observe(online)  # twice: still counted once
     online.submit(sample(faithfulness=1.0), Origin())
     assert online.flush(timeout_s=10)
     assert metrics.value(sc.METRIC_SUBMITTED) == 1

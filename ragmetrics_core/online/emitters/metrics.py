@@ -231,6 +231,8 @@ class MetricsEmitter:
             raise TypeError(f"{type(source).__name__} has no stats(); pass an OnlineEvaluator")
         labels: Attributes = {} if pipeline is None else {sc.PIPELINE: pipeline}
         with self._sources_lock:
+            if any(ref() is source for ref, _ in self._sources):
+                return  # observed already: counting it twice would double every series
             self._sources.append((weakref.ref(source), labels))
             first = not self._observing
             self._observing = True
