@@ -167,6 +167,28 @@ def test_an_evaluator_that_is_gone_is_no_longer_observed(metrics: Metrics) -> No
     assert metrics.points(sc.METRIC_SUBMITTED) == []
 
 
+def test_a_prometheus_scrape_after_flush_serves_each_series_once() -> None:
+    """Flushing the pipeline must not leave snapshots in a pull reader that the next scrape serves again."""
+    from opentelemetry.exporter.prometheus import PrometheusMetricReader
+    from opentelemetry.sdk.metrics import MeterProvider
+    from prometheus_client import CollectorRegistry, generate_latest
+
+    registry = CollectorRegistry()
+    provider = MeterProvider(metric_readers=[PrometheusMetricReader(registry=registry)])
+    emitter = MetricsEmitter(meter_provider=provider)
+    online = OnlineEvaluator(DictatedEvaluator(), emitters=[emitter])
+    emitter.observe(online)
+    for _ in range(3):
+        online.submit(sample(faithfulness=1.0), Origin())
+        assert online.flush(timeout_s=10)
+    samples = [line for line in generate_latest(registry).decode().splitlines() if not line.startswith("#")]
+    assert len(samples) == len(set(samples)) > 0
+    submitted = [line for line in samples if line.startswith("ragmetrics_online_samples_submitted_total")]
+    assert len(submitted) == 1 and submitted[0].endswith(" 3.0")
+    online.shutdown()
+    provider.shutdown()
+
+
 def test_bad_configuration_is_refused() -> None:
     with pytest.raises(ValueError, match="unknown dimensions"):
         MetricsEmitter(dimensions=("user_id",))

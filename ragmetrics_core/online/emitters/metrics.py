@@ -24,7 +24,7 @@ import weakref
 from collections.abc import Callable, Collection, Iterable, Mapping
 from typing import Protocol
 
-from opentelemetry.metrics import CallbackOptions, MeterProvider, Observation, get_meter, get_meter_provider
+from opentelemetry.metrics import CallbackOptions, MeterProvider, Observation, get_meter
 from opentelemetry.util.types import AttributeValue
 
 from ragmetrics_core.aggregate import reason_kind
@@ -130,7 +130,6 @@ class MetricsEmitter:
             or max_values_per_attribute < 1
         ):
             raise ValueError(f"max_values_per_attribute must be a positive int, got {max_values_per_attribute!r}")
-        self._meter_provider = meter_provider
         self._dimensions = frozenset(dimensions)
         self._bounded = _Bounded(max_values_per_attribute)
         self._name = name
@@ -196,15 +195,13 @@ class MetricsEmitter:
             self._cost.add(usage.cost_usd, common)
 
     def force_flush(self, timeout_s: float) -> bool:
-        """Ask a push reader (OTLP) to export now; a pull reader (Prometheus) has nothing buffered."""
-        flush = getattr(self._meter_provider or get_meter_provider(), "force_flush", None)
-        if not callable(flush):
-            return True
-        return bool(flush(max(0, int(timeout_s * 1000))))
+        """Nothing to push: the app's metric reader exports on its own schedule. Flushing the provider here would
+        make a pull reader (Prometheus) keep the extra snapshot and serve it again, duplicated, at the next scrape;
+        a push reader sends the last values when the app shuts its ``MeterProvider`` down."""
+        return True
 
     def shutdown(self, timeout_s: float) -> None:
-        """The provider belongs to the app, which shuts it down; we only push out what we recorded."""
-        self.force_flush(timeout_s)
+        """The provider belongs to the app, which shuts it down."""
 
     def _common_attributes(self, record: EvaluationRecord) -> Attributes:
         attributes: Attributes = {}
