@@ -273,6 +273,10 @@ def test_prometheus_scrapes_scores_and_counters_of_a_langchain_app(app: App, pro
     p10 = prometheus.by("ragmetrics:faithfulness:p10_30m", "ragmetrics_origin_chain_name")
     assert p10 == {"support-rag": 0.0}
 
+    # Every scrape went through cleanly (a series served twice in one scrape would show here).
+    (target,) = prometheus.client.get(f"{prometheus.url}/api/v1/targets").json()["data"]["activeTargets"]
+    assert (target["health"], target["lastError"]) == ("up", ""), target
+
     # Every Grafana panel's query runs and returns data, but the cost panel's (the scripted judge has no price).
     queries = list(dashboard_queries())
     assert "panel 'Judge cost per hour'" in {query.where for query in queries}
