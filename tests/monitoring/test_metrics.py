@@ -189,6 +189,14 @@ def test_a_prometheus_scrape_after_flush_serves_each_series_once() -> None:
     provider.shutdown()
 
 
+def test_it_runs_on_the_scoring_worker_without_a_queue_of_its_own(metrics: Metrics) -> None:
+    """Recording into the SDK is an in-memory update: no thread, no backlog that could drop records."""
+    from ragmetrics_core.online.emitters.base import DirectRunner, start_runner
+
+    runner = start_runner(MetricsEmitter(meter_provider=metrics.provider), "metrics", 1, lambda *_: None)
+    assert isinstance(runner, DirectRunner)
+
+
 def test_bad_configuration_is_refused() -> None:
     with pytest.raises(ValueError, match="unknown dimensions"):
         MetricsEmitter(dimensions=("user_id",))
