@@ -71,7 +71,7 @@ def test_an_inner_budget_does_not_hide_the_outer_ones_cancel_or_limit() -> None:
         end = time.thread_time() + 0.08
         while time.thread_time() < end:
             pass
-        with pytest.raises(EvaluationBudgetExceeded, match="limit 0.05 s"):
+        with pytest.raises(EvaluationBudgetExceeded, match=r"limit 0\.05 s"):
             checkpoint()
 
 
