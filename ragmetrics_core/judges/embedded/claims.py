@@ -14,6 +14,7 @@ import re
 from ragmetrics_core.construct import builder
 from ragmetrics_core.evidence import Claim
 from ragmetrics_core.judges.embedded import lexicon
+from ragmetrics_core.judges.embedded.answer_rules.nonclaims import Skipped, set_aside
 from ragmetrics_core.judges.embedded.lexicon import words
 from ragmetrics_core.judges.embedded.memo import text_cache
 from ragmetrics_core.judges.embedded.normalize import terms
@@ -83,12 +84,13 @@ _ALNUM_RE = re.compile(r"[^\W_]")
 """One alphanumeric character: the word class without the underscore is exactly what ``str.isalnum`` accepts,
 character by character (checked over every code point in ``tests/embedded/test_claims.py``)."""
 _ZH_SPLIT_RE = re.compile(r"[,、]")
-_ZH_SUBJECT_END_RE = re.compile(r"是|位于|成立|拥有|以|为|在|有|于")
+_ZH_SUBJECT_END_RE = re.compile(r"是|位于|成立|拥有|以|为|在|有|于|由")
 _ZH_VERB_START = ("以", "为", "成立", "位于", "是", "拥有", "通过", "管理", "在", "于", "被", "建", "有")
 _ZH_PRONOUNS = ("它", "他", "她", "其", "该")
 _RU_VERB_RE = re.compile(
     r"(?:л|ла|ло|ли|лся|лась|лось|лись|ет|ит|ют|ут|ат|ят|ется|ится|ются|ятся|ено|ена|ен|ан|ана|ано)$"
 )
+_RU_PAST_RE = re.compile(r"[^\W\d_]{3,}(?:ли|ла|ло|лся|лась|лось|лись)$")
 _EN_COMMON_VERBS = frozenset(
     words("won wrote led made took went became began founded built has have had won lost gave got ran held left "
     "includes contains uses serves remains plays lives works says said told claims claimed believes thinks added "
@@ -106,25 +108,33 @@ _EN_DETERMINERS = frozenset(words("the a an this that these those some many most
 
 def extract_claims(text: str) -> list[Claim]:
     """The atomic claims of ``text`` (at most :data:`MAX_CLAIMS`)."""
+    return list(read_claims(text)[0])
+
+
+def read_claims(text: str) -> tuple[tuple[Claim, ...], tuple[Skipped, ...]]:
+    """The atomic claims of ``text`` and the pieces set aside as no claim (:mod:`.answer_rules.nonclaims`)."""
     if not text or not text.strip():
-        return []
-    return list(_claims(text))
+        return (), ()
+    return _claims(text)
 
 
 @text_cache(maxsize=256, max_chars=20_000)
-def _claims(text: str) -> tuple[Claim, ...]:
+def _claims(text: str) -> tuple[tuple[Claim, ...], tuple[Skipped, ...]]:
     # Memoised (claims are immutable): questions and checks re-read the claims of the same response.
     claims: list[Claim] = []
+    skipped: list[Skipped] = []
     previous_subject: str | None = None
     for sentence in sentences(text):
         if _SPACE_BEFORE_PUNCT_TEST_RE.search(sentence):
             sentence = _SPACE_BEFORE_PUNCT_RE.sub(r"\1", sentence)
         if sentence.endswith("?"):
             continue  # a question asserts nothing
-        sentence = _FRAME_RE.sub("", _HEDGE_RE.sub("", sentence, count=1), count=1)
-        if _REACTION_RE.fullmatch(sentence):
-            continue  # "That is so true!" reacts to the other speaker; it asserts nothing checkable
         lang = language(sentence)
+        sentence, aside = set_aside(sentence, lang)
+        skipped.extend(aside)
+        sentence = _FRAME_RE.sub("", _HEDGE_RE.sub("", sentence, count=1), count=1)
+        if not sentence or _REACTION_RE.fullmatch(sentence):
+            continue  # "That is so true!" reacts to the other speaker; it asserts nothing checkable
         if lang == "zh":
             pieces, subject = _split_zh(sentence, previous_subject)
         elif lang == "ru":
@@ -139,10 +149,10 @@ def _claims(text: str) -> tuple[Claim, ...]:
             ):
                 claims.append(_new_claim({"text": cleaned}))
                 if len(claims) >= MAX_CLAIMS:
-                    return tuple(claims)
+                    return tuple(claims), tuple(skipped)
         if subject is not None:
             previous_subject = subject
-    return tuple(claims)
+    return tuple(claims), tuple(skipped)
 
 
 def _only_openers(piece: str) -> bool:
@@ -291,6 +301,8 @@ def _is_clause(right: str, *, ru: bool) -> bool:
         return True
     if any(word in lexicon.EN_AUXILIARIES or word in _EN_COMMON_VERBS for word in head):
         return True
+    if any(_is_english_verb(word, head[index - 1]) for index, word in enumerate(head[1:5], start=1)):
+        return True  # "…, and the Sydney Opera House opened in 1973": a past form after its subject
     if len(words) >= 3 and words[0][:1].islower() and head[0] not in lexicon.EN_STOPWORDS:
         return head[0] not in _EN_DETERMINERS and (head[0].endswith(("ed", "s")) or len(words) >= 4)
     return False
@@ -299,6 +311,8 @@ def _is_clause(right: str, *, ru: bool) -> bool:
 def _starts_with_verb(words: list[str], *, ru: bool) -> bool:
     first = words[0].casefold()
     if ru:
+        if len(words) > 1 and _RU_PAST_RE.search(words[1].casefold()):
+            return False  # "роман опубликовали …": a noun in "-ан" with its own verb after it is the subject
         return bool(_RU_VERB_RE.search(first)) or first in lexicon.RU_COPULAS
     if first in lexicon.EN_AUXILIARIES or first in _EN_COMMON_VERBS:
         return True
