@@ -168,15 +168,17 @@ def fill(question: str, answer: str) -> str | None:
     return sentence(f"{' '.join(rest)} {_located(wh, answer)}")
 
 
-_IRREGULAR_PAST = dict(
-    pair.split(":")
-    for pair in """
+_IRREGULAR_PAST: dict[str, str] = dict(
+    pair.split(":", 1)  # every pair is "base:past"
+    for pair in word_set(
+        """
     be:was have:had do:did go:went make:made take:took write:wrote win:won lead:led become:became begin:began
     build:built give:gave get:got hold:held leave:left lose:lost run:ran say:said find:found buy:bought
     bring:brought think:thought see:saw come:came know:knew grow:grew fly:flew meet:met pay:paid sell:sold
     tell:told teach:taught fight:fought sing:sang speak:spoke break:broke choose:chose drive:drove eat:ate
     fall:fell feel:felt keep:kept send:sent spend:spent stand:stood understand:understood rise:rose
     """
+    )
 )
 _IRREGULAR_PRESENT = {"have": "has", "do": "does", "be": "is", "go": "goes"}
 
