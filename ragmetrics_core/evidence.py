@@ -235,9 +235,6 @@ class ExtractedParts(BaseModel):
     reference_claims: list[Claim] | None = None
     reference_entities: list[str] | None = None
     generated_questions: list[GeneratedQuestion] | None = None
-    skipped: list[SkippedPiece] | None = Field(
-        default=None, description="What the claim extraction set aside as no claim (read by explanations only)."
-    )
 
 
 class CheckedParts(BaseModel):
@@ -264,6 +261,9 @@ class Evidence(CheckedParts, ExtractedParts):
     model_config = ConfigDict(extra="forbid")
 
     question_similarities: list[float] | None = None
+    skipped: list[SkippedPiece] | None = Field(
+        default=None, description="What the claim extraction set aside as no claim (read by explanations only)."
+    )
     errors: dict[str, str] = Field(
         default_factory=dict, description="Evidence part → why the judge could not establish it."
     )
