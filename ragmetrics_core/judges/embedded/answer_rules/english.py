@@ -206,7 +206,9 @@ _PLACE_OR_TIME_PREPOSITIONS = word_set(
 def _located(wh: str, answer: str) -> str:
     """A bare time or place answer with the preposition the question implies ("1889" → "in 1889")."""
     first = answer.split()[0].casefold() if answer.split() else ""
-    if wh in {"when", "where"} and first not in _PLACE_OR_TIME_PREPOSITIONS:
+    if first in _PLACE_OR_TIME_PREPOSITIONS:
+        return first + answer[len(first) :]  # "In 1793" inside the sentence: "opened in 1793"
+    if wh in {"when", "where"}:
         return f"in {answer}"
     return answer
 
@@ -240,9 +242,12 @@ def topic(question: str) -> str | None:
 
 
 def names_someone(text: str) -> bool:
-    """A capitalised name ("Marie Curie"), which a personal pronoun may stand for."""
-    parts = [part for part in text.split() if part.casefold() not in DETERMINERS]
-    return bool(parts) and all(part[:1].isupper() or part.casefold() in _CONNECTORS for part in parts)
+    """A capitalised name without an article ("Marie Curie", not "the Eiffel Tower"), which "he"/"she" may
+    stand for."""
+    parts = text.split()
+    if not parts or parts[0].casefold() in DETERMINERS:
+        return False
+    return all(part[:1].isupper() or part.casefold() in _CONNECTORS for part in parts)
 
 
 _EXPLETIVE_RE = re.compile(
