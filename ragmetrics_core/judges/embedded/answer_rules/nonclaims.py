@@ -28,6 +28,7 @@ _LOOSE_REASONS = frozenset({"remark about the sources", "hedge"})
 _TIGHT_END = re.compile(r"\s*(?:[,!.:;…。、]|\s[-–—])+\s*|\s*$")
 _LOOSE_END = re.compile(r"\s*(?:[,!.:;…。、]|\s[-–—])*\s*")
 _MAX_LEAD_INS = 6
+_ALNUM_RE = re.compile(r"[^\W_]")
 _MIN_STATEMENT_WORDS = 3
 _MIN_STATEMENT_HAN = 4
 
@@ -46,6 +47,10 @@ class _Phrases:
 
     lead_ins: tuple[tuple[str, str], ...]
     closers: tuple[tuple[str, str], ...]
+    any_lead_in: re.Pattern[str]
+    any_closer: re.Pattern[str]
+    """One pattern for all phrases of a kind: most sentences open with none, which one failed match tells (a loop
+    over the phrases is tried only where one matches)."""
     contrast: re.Pattern[str]
     spaced: bool
     """Whether words are separated by spaces (a phrase must then end at a word boundary)."""
@@ -62,7 +67,12 @@ def _phrases(lang: str) -> _Phrases:
     words = "|".join(re.escape(word) for word in raw["contrasts"])
     spaced = lang != "zh"
     contrast = re.compile(rf"(?:[,;]\s*|\s)(?:{words})\b[\s,]*" if spaced else rf"[,;]\s*(?:{words})[\s,]*")
-    return _Phrases(ordered(raw["lead_ins"]), ordered(raw["closers"]), contrast, spaced)
+    lead_ins, closers = ordered(raw["lead_ins"]), ordered(raw["closers"])
+    return _Phrases(lead_ins, closers, _any_of(lead_ins), _any_of(closers), contrast, spaced)
+
+
+def _any_of(phrases: tuple[tuple[str, str], ...]) -> re.Pattern[str]:
+    return re.compile("|".join(re.escape(phrase) for phrase, _ in phrases))
 
 
 def set_aside(sentence: str, lang: str) -> tuple[str, tuple[Skipped, ...]]:
@@ -91,7 +101,7 @@ def set_aside(sentence: str, lang: str) -> tuple[str, tuple[Skipped, ...]]:
         rest, more = set_aside(sentence[statement_at:], lang)
         return rest, (*skipped, *more)
     rest = sentence[start:].strip()
-    if not any(char.isalnum() for char in rest):
+    if _ALNUM_RE.search(rest) is None:
         return "", tuple(skipped)
     if skipped and phrases.spaced and rest[:1].islower():
         rest = rest[:1].upper() + rest[1:]
@@ -100,6 +110,8 @@ def set_aside(sentence: str, lang: str) -> tuple[str, tuple[Skipped, ...]]:
 
 def _lead_in(lowered: str, start: int, phrases: _Phrases) -> tuple[int, str] | None:
     """Where the lead-in at ``start`` ends (with what follows it), and its reason."""
+    if phrases.any_lead_in.match(lowered, start) is None:
+        return None
     for phrase, reason in phrases.lead_ins:
         if not lowered.startswith(phrase, start):
             continue
@@ -115,6 +127,8 @@ def _lead_in(lowered: str, start: int, phrases: _Phrases) -> tuple[int, str] | N
 
 
 def _closer(lowered: str, start: int, phrases: _Phrases) -> str | None:
+    if phrases.any_closer.match(lowered, start) is None:
+        return None
     for phrase, reason in phrases.closers:
         if lowered.startswith(phrase, start):
             end = start + len(phrase)
