@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from importlib import resources
 
 _LOOSE_REASONS = frozenset({"remark about the sources", "hedge"})
@@ -76,7 +76,24 @@ def _any_of(phrases: tuple[tuple[str, str], ...]) -> re.Pattern[str]:
 
 
 def set_aside(sentence: str, lang: str) -> tuple[str, tuple[Skipped, ...]]:
-    """``sentence`` without the pieces that are no claim, and those pieces; ``""`` when nothing is left."""
+    """``sentence`` without the pieces that are no claim, and those pieces; ``""`` when nothing is left.
+
+    Memoised for sentences of ordinary length: the answer's reading, its claims and the noncommittal test look at
+    the same sentences (a huge one is read afresh, never kept)."""
+    if len(sentence) <= _MEMO_CHARS:
+        return _set_aside_memoised(sentence, lang)
+    return _set_aside(sentence, lang)
+
+
+_MEMO_CHARS = 2_000
+
+
+@lru_cache(maxsize=1024)
+def _set_aside_memoised(sentence: str, lang: str) -> tuple[str, tuple[Skipped, ...]]:
+    return _set_aside(sentence, lang)
+
+
+def _set_aside(sentence: str, lang: str) -> tuple[str, tuple[Skipped, ...]]:
     lowered = sentence.lower().replace("ё", "е")
     if len(lowered) != len(sentence):
         return sentence, ()  # a case mapping that changes length: positions would not line up, read as written
@@ -98,7 +115,7 @@ def set_aside(sentence: str, lang: str) -> tuple[str, tuple[Skipped, ...]]:
             return "", tuple(skipped)
         contrast_at, statement_at = statement
         skipped.append(Skipped(sentence[start:contrast_at].strip(" ,;"), closer))
-        rest, more = set_aside(sentence[statement_at:], lang)
+        rest, more = _set_aside(sentence[statement_at:], lang)
         return rest, (*skipped, *more)
     rest = sentence[start:].strip()
     if _ALNUM_RE.search(rest) is None:
