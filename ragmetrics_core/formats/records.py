@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Literal, TextIO
 
-from ragmetrics_core.formats.errors import InputError, RowError, describe_value
+from ragmetrics_core.formats.errors import InputError, RowError, describe_value, json_problem
 
 TableFormat = Literal["jsonl", "json", "csv"]
 
@@ -48,9 +48,11 @@ def _jsonl(stream: TextIO, source: str) -> Iterator[RawRecord | RowError]:
         if not text.strip():
             continue
         try:
-            value = json.loads(text)
+            # Without its line break: a line cut short must read "Unterminated string", not "Invalid control
+            # character" (the break would be inside the open string).
+            value = json.loads(text.rstrip("\r\n"))
         except json.JSONDecodeError as error:
-            yield RowError(source, f"not valid JSON ({error.msg} at column {error.colno})", line=number)
+            yield RowError(source, json_problem(error), line=number)
             continue
         if not isinstance(value, dict):
             yield RowError(source, f"expected a JSON object per line, got {describe_value(value)}", line=number)
@@ -91,7 +93,7 @@ def _json(text: str, source: str) -> Iterator[RawRecord | RowError]:
     try:
         value = json.loads(text)
     except json.JSONDecodeError as error:
-        yield RowError(source, f"not valid JSON ({error.msg} at column {error.colno})", line=error.lineno)
+        yield RowError(source, json_problem(error), line=error.lineno)
         return
     if isinstance(value, dict):
         for key in WRAPPER_KEYS:
@@ -122,8 +124,7 @@ def _json_array(text: str, source: str) -> Iterator[RawRecord | RowError]:
         except json.JSONDecodeError as error:
             yield RowError(
                 source,
-                f"not valid JSON ({error.msg} at line {error.lineno} column {error.colno}); "
-                "the rest of the file is skipped",
+                f"{json_problem(error, line=True)}; the rest of the file is skipped",
                 line=line,
                 item=index,
             )
@@ -141,7 +142,7 @@ def _json_array(text: str, source: str) -> Iterator[RawRecord | RowError]:
             found = repr(separator) if separator else "the end of the file"
             yield RowError(
                 source,
-                f"expected ',' or ']' after item {index - 1}, found {found}; the rest of the file is skipped",
+                f"expected ',' or ']' after row {index}, found {found}; the rest of the file is skipped",
                 line=text.count("\n", 0, position) + 1,
             )
             return

@@ -35,8 +35,13 @@ def in_memory_rows(data: object) -> tuple[str, Iterator[RawRecord | RagSample | 
     """A name for the data (used in error messages) and its rows; :class:`TypeError` for anything else."""
     if isinstance(data, str | bytes | Mapping) or not (_is_table(data) or isinstance(data, Iterable)):
         raise TypeError(f"cannot read samples from {type(data).__name__}: expected {ACCEPTED}")
-    name = f"<{type(data).__name__}>"
+    name = memory_name(data)
     return name, _rows(data, name)
+
+
+def memory_name(data: object) -> str:
+    """The name of data in memory in error messages: ``<DataFrame>``, ``<list>``."""
+    return f"<{type(data).__name__}>"
 
 
 def _is_table(data: object) -> bool:
