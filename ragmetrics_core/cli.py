@@ -36,6 +36,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         _stdout_to_devnull()
         return EXIT_BROKEN_PIPE
+    except SystemExit:  # argparse's --help and usage errors exit from inside parse_args
+        try:
+            sys.stdout.flush()
+        except BrokenPipeError:
+            _stdout_to_devnull()
+            raise SystemExit(EXIT_BROKEN_PIPE) from None
+        raise
     return code
 
 

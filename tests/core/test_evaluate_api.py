@@ -107,3 +107,18 @@ def test_a_bad_row_raises_before_anything_is_judged_unless_skipped() -> None:
         evaluate(rows, metrics=METRICS)
     run = evaluate(rows, metrics=METRICS, skip_bad_rows=True, progress=False)
     assert len(run.results) == 2 and len(run.errors) == 1
+
+
+@pytest.mark.parametrize("content", ["", "\n\n"])
+def test_data_without_a_row_fails_clearly_as_the_cli_does(tmp_path: Path, content: str) -> None:
+    path = tmp_path / "empty.jsonl"
+    path.write_text(content, encoding="utf-8")
+    with pytest.raises(InputError, match=r"empty\.jsonl: no samples to evaluate \(the input is empty"):
+        evaluate(path)
+    with pytest.raises(InputError, match=r"^<DataFrame>: no samples to evaluate"):
+        evaluate(pd.DataFrame(columns=["user_input", "response"]))
+    with pytest.raises(InputError, match=r"^<list>: no samples to evaluate"):
+        evaluate([])
+    # Rows that were all bad and skipped on request are not "no rows": the run says what it skipped.
+    run = evaluate([{"user_input": "q"}], skip_bad_rows=True, progress=False)
+    assert run.total == 0 and len(run.errors) == 1
