@@ -22,7 +22,8 @@ DETAIL_LIMIT = 1000
 @dataclass(slots=True)
 class DetailRow:
     position: int
-    """Where the sample is among the report's samples, from 0 (its anchor is ``sample-<position>``)."""
+    """Where the sample is among the report's samples, from 0; it is labelled ``#<position + 1>`` and its anchor is
+    ``sample-<position + 1>``, so a link reads as the label does."""
     result: EvaluationResult
     sample: RagSample | None = None
     line: int | None = None

@@ -199,7 +199,7 @@ def test_a_bad_row_in_a_file_is_reported_before_anything_is_judged(tmp_path: Pat
 def test_a_capped_report_says_so_and_its_figures_cover_every_sample(tmp_path: Path) -> None:
     results = _results(9, seed=5)
     html = render_report(results, max_samples=3)
-    assert re.findall(r"<details class='sample' id='(sample-\d+)'", html) == ["sample-0", "sample-1", "sample-2"]
+    assert re.findall(r"<details class='sample' id='(sample-\d+)'", html) == ["sample-1", "sample-2", "sample-3"]
     assert "Showing the first 3 of 9 samples in detail" in html and "9 samples" in html
     assert "Showing the first" not in render_report(results)
 
