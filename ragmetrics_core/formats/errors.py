@@ -13,9 +13,9 @@ class RowError:
     """One bad row: where it is, which field, and what was expected instead.
 
     ``line`` is 1-based (the line the row starts on); ``item`` is the 0-based position of the row among the
-    source's rows when it has no lines to speak of (a JSON object wrapping a list, a DataFrame, a list of dicts).
-    Both are shown counted from 1: ``file.jsonl:12`` is line 12, ``<DataFrame>: row 3`` the third row
-    (``df.iloc[2]``).
+    source's rows (a CSV file's data rows, a JSON array's or wrapped list's items, a DataFrame's or a list's rows).
+    Both are shown counted from 1: ``<DataFrame>: row 3`` is the third row (``df.iloc[2]``), ``data.csv:4 (row
+    3)`` the same row of the CSV file it was read from (line 4, under the header), ``file.jsonl:12`` line 12.
     """
 
     source: str
@@ -27,7 +27,7 @@ class RowError:
     def __str__(self) -> str:
         where = self.source
         if self.line is not None:
-            where += f":{self.line}"
+            where += f":{self.line}" if self.item is None else f":{self.line} (row {self.item + 1})"
         elif self.item is not None:
             where += f": row {self.item + 1}"
         what = f"field '{self.field}': {self.message}" if self.field else self.message

@@ -176,7 +176,7 @@ def _table_rows(
         if isinstance(record, RowError):
             yield record
             continue
-        if record.from_csv and not checked_header:
+        if record.tabular and not checked_header:
             checked_header = True
             problem = header_problem(list(record.data), columns)
             if problem is not None:  # the file cannot be read at all: one error, not one per row
@@ -235,7 +235,7 @@ def _is_ragchecker_output(text: str) -> bool:
 
 
 def _settle_ids(rows: Iterator[LoadedSample | RowError]) -> Iterator[LoadedSample | RowError]:
-    # Where each explicit id was first used (its line, or item for sources without lines), not the row itself:
+    # Where each explicit id was first used (its line, or row from 1 for sources without lines), not the row itself:
     # a file of a million rows must not be held in memory to tell a repeated id.
     seen_explicit: dict[str, int | None] = {}
     hash_counts: dict[str, int] = {}
@@ -247,7 +247,7 @@ def _settle_ids(rows: Iterator[LoadedSample | RowError]) -> Iterator[LoadedSampl
         if explicit is not None:
             if explicit in seen_explicit:
                 first = seen_explicit[explicit]
-                where = f"line {first}" if row.line is not None else f"row {first + 1}"
+                where = f"line {first}" if row.line is not None else f"row {first}"
                 yield RowError(
                     row.source,
                     f"duplicate id {explicit!r} (first used at {where}); ids must be unique",
@@ -256,7 +256,7 @@ def _settle_ids(rows: Iterator[LoadedSample | RowError]) -> Iterator[LoadedSampl
                     field="id",
                 )
                 continue
-            seen_explicit[explicit] = row.line if row.line is not None else row.item
+            seen_explicit[explicit] = row.line if row.line is not None else None if row.item is None else row.item + 1
             yield row
             continue
         key = sample_key(row.sample)

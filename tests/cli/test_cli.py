@@ -97,7 +97,7 @@ def test_csv_in_with_column_mapping_and_csv_out(tmp_path: Path, run_cli: RunCli)
         "overall_precision,claim_recall",
     )
     assert done.returncode == 1
-    assert "in.csv:5: field 'docs': expected a list of contexts as a JSON array" in done.stderr
+    assert "in.csv:5 (row 4): field 'docs': expected a list of contexts as a JSON array" in done.stderr
     with (tmp_path / "out.csv").open(newline="", encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))
     assert len(rows) == 3
