@@ -20,7 +20,7 @@ from ragmetrics_core.formats.results_io import claims_path, output_format
 from ragmetrics_core.judge_factory import JudgeConfigError, JudgeSettings
 from ragmetrics_core.judges.quota import BUDGET_EXHAUSTED, ProviderLimits
 from ragmetrics_core.metrics import MetricOptions, Scoring
-from ragmetrics_core.report.summary import format_table, format_usage
+from ragmetrics_core.summary_format import format_usage
 
 if TYPE_CHECKING:
     from ragmetrics_core.batch import FileEngine
@@ -264,7 +264,7 @@ def _evaluate(args: argparse.Namespace) -> int:
         source = "standard input" if args.input == "-" else args.input
         print(f"ragmetrics: error: {source}: {NO_SAMPLES}", file=sys.stderr)
         return EXIT_USAGE
-    print(format_table(run.summary()))
+    print(run.summary().table())
     print(format_usage(run.usage))
     counts = (
         f"{_count(run.done, 'sample')}: {run.evaluated} evaluated, {run.resumed} resumed, "

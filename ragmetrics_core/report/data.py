@@ -31,7 +31,7 @@ class DetailRow:
 
 @dataclass(slots=True)
 class ReportData:
-    figures: RunningAggregate = field(default_factory=lambda: RunningAggregate(skip_failed=True))
+    figures: RunningAggregate = field(default_factory=RunningAggregate)
     """Over every sample; failed samples count in the usage and the facts, not in the means."""
     detail: list[DetailRow] = field(default_factory=list)
     """The samples shown in full, in input order: the first ones up to the report's cap."""

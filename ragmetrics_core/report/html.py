@@ -18,16 +18,11 @@ from pathlib import Path
 from ragmetrics_core.aggregate import MetricAggregate, RunningAggregate
 from ragmetrics_core.formats.errors import RowError
 from ragmetrics_core.report.data import DETAIL_LIMIT, ReportData, report_data
-from ragmetrics_core.report.summary import (
-    DIAGNOSTIC_GROUPS,
-    AggregateMode,
-    format_usage,
-    summary_of,
-    undetermined_reasons,
-)
+from ragmetrics_core.report.summary import DIAGNOSTIC_GROUPS, AggregateMode
 from ragmetrics_core.report.svg import goodness_colour, histogram, score_bar, stacked_bar
 from ragmetrics_core.results import ClaimExplanation, Direction, EvaluationResult, MetricScore
 from ragmetrics_core.sample import RagSample
+from ragmetrics_core.summary_format import format_usage, undetermined_reasons
 
 CATEGORIES: tuple[tuple[str, str, str], ...] = (
     # (category id, label, css class)
@@ -113,7 +108,7 @@ def render_report_data(
 ) -> str:
     """The report of ``data`` as an HTML string."""
     figures = data.figures
-    summaries = summary_of(figures, aggregate_mode)
+    summaries = list(figures.report(aggregate_mode).metrics.values())
     judges = sorted(figures.judges)
     generated = _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     skipped = len(data.errors) if data.skipped is None else data.skipped
