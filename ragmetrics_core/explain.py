@@ -61,20 +61,16 @@ def explain(evidence: Evidence, sample: RagSample) -> list[ClaimExplanation]:
     return explanations
 
 
-SKIPPED = "skipped"
-"""The category of a piece the judge set aside as no claim (a greeting, an offer of help, a remark about the
-sources): it is shown with its reason and counts in no metric."""
-
-
 def _set_aside(evidence: Evidence, claims: list[ClaimExplanation]) -> list[ClaimExplanation]:
-    """One entry per piece set aside, numbered after its source's claims."""
+    """One entry per piece the judge set aside as no claim, numbered after its source's claims: shown with its
+    reason (``set_aside``), without a category, counted in no metric."""
     next_index = {source: sum(1 for claim in claims if claim.source == source) for source in ("response", "reference")}
     entries = []
     for piece in evidence.skipped or []:
         index = next_index.get(piece.source, 0)
         next_index[piece.source] = index + 1
         entries.append(_new_explanation({
-            "source": piece.source, "index": index, "text": piece.text, "category": SKIPPED,
+            "source": piece.source, "index": index, "text": piece.text, "set_aside": piece.reason,
             "rationale": f"not a claim: {piece.reason}",
         }))
     return entries
@@ -149,7 +145,7 @@ _QUOTED = 2
 def metric_explanations(result: EvaluationResult) -> dict[str, str]:
     """Per metric, one short line a person can read beside the score: which claims or chunks count against
     it and why (undetermined metrics: the reason). What telemetry and Phoenix annotations carry."""
-    claims = [claim for claim in result.explanations if claim.category != SKIPPED]
+    claims = [claim for claim in result.explanations if claim.set_aside is None]
     response = [claim for claim in claims if claim.source == "response"]
     reference = [claim for claim in claims if claim.source == "reference"]
     lines: dict[str, str] = {}
@@ -176,9 +172,7 @@ def _aside_note(explanations: list[ClaimExplanation], source: str | None) -> str
     if source is None:
         return ""
     reasons = dict.fromkeys(
-        (claim.rationale or "").removeprefix("not a claim: ")
-        for claim in explanations
-        if claim.category == SKIPPED and claim.source == source
+        claim.set_aside for claim in explanations if claim.set_aside is not None and claim.source == source
     )
     return f"; not counted as claims: {', '.join(reasons)}" if reasons else ""
 

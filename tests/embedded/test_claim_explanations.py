@@ -7,8 +7,9 @@ from __future__ import annotations
 import pytest
 
 from ragmetrics_core import Evaluator, RagSample
+from ragmetrics_core.aggregate import RunningAggregate
 from ragmetrics_core.evidence import Check, Claim, Evidence, Verdict
-from ragmetrics_core.explain import SKIPPED, metric_explanations
+from ragmetrics_core.explain import metric_explanations
 
 OPERA = "Who designed the Sydney Opera House?"
 CONTEXTS = ["The Sydney Opera House was designed by the Danish architect Jørn Utzon. It opened in 1973."]
@@ -19,7 +20,7 @@ def _evaluate(response: str, question: str = OPERA) -> tuple[dict[str, float | N
     result = Evaluator().evaluate(
         RagSample(user_input=question, retrieved_contexts=CONTEXTS, response=response, reference=REFERENCE)
     )
-    skipped = [f"{claim.text} ({claim.rationale})" for claim in result.explanations if claim.category == SKIPPED]
+    skipped = [f"{claim.text} ({claim.rationale})" for claim in result.explanations if claim.set_aside]
     return result.values(), metric_explanations(result), skipped
 
 
@@ -44,9 +45,12 @@ def test_set_aside_entries_are_numbered_after_the_claims_of_their_text() -> None
     result = Evaluator().evaluate(RagSample(
         user_input=OPERA, retrieved_contexts=CONTEXTS, response="Hi! Jørn Utzon.", reference="Thanks! " + REFERENCE
     ))
-    entries = [(claim.source, claim.index, claim.category) for claim in result.explanations]
-    assert entries == [("response", 0, "correct_grounded"), ("reference", 0, None), ("response", 1, SKIPPED),
-                       ("reference", 1, SKIPPED)]
+    entries = [(claim.source, claim.index, claim.category, claim.set_aside) for claim in result.explanations]
+    assert entries == [("response", 0, "correct_grounded", None), ("reference", 0, None, None),
+                       ("response", 1, None, "greeting"), ("reference", 1, None, "thanks")]
+    running = RunningAggregate()
+    running.add(0, result)
+    assert running.response_claims == {"correct_grounded": 1}  # what is set aside is no claim
 
 
 def test_a_claim_that_counts_a_little_is_not_called_a_hallucination() -> None:
