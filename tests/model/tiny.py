@@ -29,9 +29,9 @@ SPECIALS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]"]
 PAD, UNK, CLS, SEP = range(4)
 NEGATION = "not"
 FUNCTION_WORDS = frozenset(
-    "the a an is was were are of in on at and to by it its as for with from that this".split()
+    ["the", "a", "an", "is", "was", "were", "are", "of", "in", "on", "at", "and", "to", "by", "it", "its", "as", "for", "with", "from", "that", "this"]
     + list(".,;:!?。，；：！？")
-    + "в и на с по из это был была было были".split()
+    + ["в", "и", "на", "с", "по", "из", "это", "был", "была", "было", "были"]
     + list("的了是在和")
 )
 THREE_WAY = ("entailment", "neutral", "contradiction")

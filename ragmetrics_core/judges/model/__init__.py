@@ -3,6 +3,6 @@
 
 from ragmetrics_core.judges.model.config import ModelJudgeConfig
 from ragmetrics_core.judges.model.files import ModelLoadError
-from ragmetrics_core.judges.model.judge import ModelJudge, load_model
+from ragmetrics_core.judges.model.judge import ModelJudge, ModelStats, load_model
 
-__all__ = ["ModelJudge", "ModelJudgeConfig", "ModelLoadError", "load_model"]
+__all__ = ["ModelJudge", "ModelJudgeConfig", "ModelLoadError", "ModelStats", "load_model"]

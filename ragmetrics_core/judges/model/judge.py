@@ -35,8 +35,26 @@ from ragmetrics_core.judges.model.runner import NliModel, Probabilities
 from ragmetrics_core.judges.model.windows import Window, pieces, windows
 
 P = EvidencePart
-MIN_WINDOW_TOKENS = 8
+MIN_WINDOW_TOKENS = 4
 """A window smaller than this could not hold a sentence: the model's input is too short for its claims."""
+
+@dataclass(slots=True)
+class ModelStats:
+    """What a judge's checks cost in model inputs: ``pairs_run`` went to the model; ``pairs_screened_out`` were
+    (claim, window) pairs without a shared content term, never run; ``pairs_over_cap`` exceeded
+    ``max_windows_per_chunk``; ``pairs_shared`` were the same (window, claim) met again in one sample and run once."""
+
+    checks: int = 0
+    pairs_run: int = 0
+    pairs_screened_out: int = 0
+    pairs_over_cap: int = 0
+    pairs_shared: int = 0
+
+    @property
+    def screened_share(self) -> float:
+        considered = self.pairs_run + self.pairs_screened_out + self.pairs_over_cap + self.pairs_shared
+        return self.pairs_screened_out / considered if considered else 0.0
+
 
 _models: dict[ModelJudgeConfig, NliModel] = {}
 _loading = threading.Lock()
@@ -65,6 +83,8 @@ class ModelJudge:
         self.model = load_model(self.config)
         self.extractor: Judge = extractor if extractor is not None else EmbeddedJudge()
         self._lexical = EmbeddedJudge()
+        self.stats = ModelStats()
+        self._stats_lock = threading.Lock()
         suffix = "" if isinstance(self.extractor, EmbeddedJudge) else f"+{self.extractor.name}"
         self._name = f"model:{self.model.name}{suffix}"
 
@@ -86,6 +106,12 @@ class ModelJudge:
         with metered():
             plan = _Plan(self.model, request)
             encodings = self.model.encode(plan.pairs)
+        with self._stats_lock:
+            self.stats.checks += 1
+            self.stats.pairs_run += len(plan.pairs)
+            self.stats.pairs_screened_out += plan.screened_out
+            self.stats.pairs_over_cap += plan.over_cap
+            self.stats.pairs_shared += plan.shared
         if encodings:
             try:
                 probabilities = await asyncio.wrap_future(self.model.submit(encodings))
@@ -116,6 +142,8 @@ class _Cell:
     """The windows judged (numbers in the premise's windows), in the order of ``pairs``."""
     skipped: int
     capped: bool
+    empty: bool = False
+    """The claim has no content term: nothing to check, the model is not asked."""
 
 
 @dataclass(slots=True)
@@ -139,6 +167,7 @@ class _Plan:
         self.premises: list[_Premise] = []
         self.pairs: list[tuple[str, str]] = []
         self._pair_index: dict[tuple[str, str], int] = {}
+        self.screened_out = self.over_cap = self.shared = 0
         self.budget = self._budget()
         self.cells: dict[EvidencePart, list[list[_Cell]]] = {}
         response_ids = range(len(response))
@@ -184,13 +213,17 @@ class _Plan:
     def _cell(self, claim: int, premise: int) -> _Cell:
         every = self.premises[premise].windows
         terms = self.claim_terms[claim]
-        screen = self.config.skip_unrelated and bool(terms)
+        if not terms:  # nothing to check (blank, punctuation, only function words): as the embedded judge says
+            return _Cell(claim=claim, premise=premise, pairs=[], windows=[], skipped=0, capped=False, empty=True)
+        screen = self.config.skip_unrelated
         related = [number for number, window in enumerate(every) if not screen or window.terms & terms]
         limit = self.config.max_windows_per_chunk
         chosen = related
         if len(related) > limit:  # keep the windows sharing most terms with the claim, in text order
             chosen = sorted(sorted(related, key=lambda number: -len(every[number].terms & terms))[:limit])
         claim_text = self.claims[claim]
+        self.screened_out += len(every) - len(related)
+        self.over_cap += len(related) - len(chosen)
         return _Cell(
             claim=claim, premise=premise, pairs=[self._pair(every[number].text, claim_text) for number in chosen],
             windows=chosen, skipped=len(every) - len(related), capped=len(chosen) < len(related),
@@ -199,7 +232,9 @@ class _Plan:
     def _pair(self, premise: str, claim: str) -> int:
         key = (premise, claim)
         found = self._pair_index.get(key)
-        if found is None:
+        if found is not None:
+            self.shared += 1
+        else:
             found = self._pair_index[key] = len(self.pairs)
             self.pairs.append(key)
         return found
@@ -229,6 +264,9 @@ class _Plan:
         label = premise.label
         if not premise.windows:
             return Check(verdict=Verdict.NEUTRAL, confidence=1.0, support=0.0, rationale=f"{label} is empty")
+        if cell.empty:
+            return Check(verdict=Verdict.NEUTRAL, confidence=0.5, support=0.0,
+                         rationale=f"claim has no content to check against {label} ({self._tag()})")
         if not cell.pairs or probabilities is None:
             return Check(verdict=Verdict.NEUTRAL, confidence=1.0, support=0.0,
                          rationale=f"no content term of the claim in {label}: model not run ({self._tag()})")
