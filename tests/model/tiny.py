@@ -28,12 +28,11 @@ from tokenizers.processors import TemplateProcessing
 SPECIALS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]"]
 PAD, UNK, CLS, SEP = range(4)
 NEGATION = "not"
-FUNCTION_WORDS = frozenset(
-    ["the", "a", "an", "is", "was", "were", "are", "of", "in", "on", "at", "and", "to", "by", "it", "its", "as", "for", "with", "from", "that", "this"]
-    + list(".,;:!?。，；：！？")
-    + ["в", "и", "на", "с", "по", "из", "это", "был", "была", "было", "были"]
-    + list("的了是在和")
-)
+FUNCTION_WORDS = frozenset({
+    "the", "a", "an", "is", "was", "were", "are", "of", "in", "on", "at", "and", "to", "by", "it", "its", "as",
+    "for", "with", "from", "that", "this", *".,;:!?。，；：！？",
+    "в", "и", "на", "с", "по", "из", "это", "был", "была", "было", "были", *"的了是在和",
+})
 THREE_WAY = ("entailment", "neutral", "contradiction")
 TWO_WAY = ("unsupported", "supported")
 
