@@ -21,7 +21,7 @@ def request(claims: list[str], contexts: list[str], **fields: object) -> CheckRe
     return CheckRequest(
         response=" ".join(claims), reference=fields.pop("reference", None), contexts=contexts,
         response_claims=[Claim(text=text) for text in claims],
-        want=fields.pop("want", frozenset({P.RESPONSE_VS_CHUNKS, P.RESPONSE_VS_CONTEXTS})), **fields,  # type: ignore[arg-type]
+        want=fields.pop("want", frozenset({P.RESPONSE_VS_CHUNKS, P.RESPONSE_VS_CONTEXTS})), **fields,
     )
 
 

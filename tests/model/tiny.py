@@ -69,7 +69,7 @@ def graph(words: Sequence[str], labels: Sequence[str], *, token_type_ids: bool) 
     size = len(words)
     content = np.array([0.0 if word in SPECIALS or word in FUNCTION_WORDS or word == NEGATION or not any(
         char.isalnum() for char in word) else 1.0 for word in words], dtype=np.float32)
-    constants = {
+    constants: dict[str, np.ndarray] = {
         "depth": np.array([size], dtype=np.int64),
         "onehot_values": np.array([0.0, 1.0], dtype=np.float32),
         "content": content,
