@@ -105,6 +105,10 @@ def _evaluate_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
     )
     evaluate.add_argument("--models", help="comma-separated judge models: an ensemble of several LLM judges")
     evaluate.add_argument(
+        "--claims-model",
+        help="with --judge model: an LLM (set up as for --judge openai) extracts the claims, not the embedded judge",
+    )
+    evaluate.add_argument(
         "--ensemble",
         choices=("mean", "majority"),
         default="mean",
@@ -205,6 +209,7 @@ def _evaluate(args: argparse.Namespace) -> int:
         ensemble=args.ensemble,
         api_key_env=args.api_key_env,
         limits=_limits(args),
+        extractor_model=args.claims_model,
     )
     if args.judge == "embedded" and (models or args.base_url or args.cache or args.price):
         print(

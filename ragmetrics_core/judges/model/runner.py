@@ -10,7 +10,9 @@ costs a model call.
 
 from __future__ import annotations
 
+import os
 import threading
+import weakref
 from collections.abc import Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
@@ -67,6 +69,12 @@ class NliModel:
         self._measure.no_padding()
         self._measure.no_truncation()
         self._probe()
+        self._reset_thread()
+        _LOADED.add(self)
+
+    def _reset_thread(self) -> None:
+        """A fresh queue and no inference thread (at construction, and in a forked child, where the parent's
+        thread does not exist and its lock may have been held at the fork)."""
         self._queue: list[_Job] = []
         self._wake = threading.Condition()
         self._thread: threading.Thread | None = None
@@ -196,6 +204,18 @@ class NliModel:
                 f"{self.files.graph}: the graph does not run on this tokenizer's inputs "
                 f"({type(error).__name__}: {error}); do tokenizer.json and the graph come from the same model?"
             ) from None
+
+
+_LOADED: weakref.WeakSet[NliModel] = weakref.WeakSet()
+
+
+def _after_fork_in_child() -> None:
+    for model in list(_LOADED):
+        model._reset_thread()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def _fill(template: str, premise: str, hypothesis: str) -> str:
