@@ -279,3 +279,10 @@ def test_cli_claims_by_an_llm(models: Callable[..., Path], server: FakeOpenAISer
     record = json.loads(out.read_text(encoding="utf-8"))
     assert record["judge"].endswith("+openai:careful-a")
     assert len(server.calls("extract")) == 1
+
+
+def test_ray_workers_are_told_where_the_hub_cache_is_and_never_the_token() -> None:
+    from ragmetrics_core.scale.rows import forwarded_environment
+
+    environment = {"HF_HUB_OFFLINE": "1", "HF_HOME": "/models/hf", "HF_TOKEN": "hf_secret", "HOME": "/root"}
+    assert forwarded_environment(environment) == {"HF_HUB_OFFLINE": "1", "HF_HOME": "/models/hf"}
