@@ -167,3 +167,15 @@ def test_a_model_is_loaded_once_per_process(models: Callable[..., Path]) -> None
     config = ModelJudgeConfig(model=str(models()), max_length=64)
     assert ModelJudge(config).model is ModelJudge(config).model
     assert ModelJudge(config.model_copy(update={"max_length": 65})).model is not ModelJudge(config).model
+
+
+async def test_a_tokenizer_saved_with_padding_and_truncation(models: Callable[..., Path], tmp_path: Path) -> None:
+    # Many tokenizer.json files on the Hub pad to a fixed length and truncate: the judge pads per batch itself.
+    directory = copy_of(models, tmp_path)
+    padded = tiny.tokenizer(tiny.vocabulary(CORPUS))
+    padded.enable_padding(pad_id=tiny.PAD, pad_token="[PAD]", length=64)
+    padded.enable_truncation(16)
+    padded.save(str(directory / "tokenizer.json"))
+    judge = ModelJudge(str(directory))
+    assert judge.model.overhead == 3 and judge.model.pad_id == tiny.PAD
+    assert await verdicts(judge) == EXPECTED

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import threading
 import weakref
+from collections import deque
 from collections.abc import Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
@@ -56,14 +57,14 @@ class NliModel:
         self.session = _session(files, config)
         self.feeds = _feeds(self.session, files)
         self.max_length = _max_length(config, files)
-        self.pad_id = _pad_id(self.tokenizer, files.config)
+        self.pad_id = _pad_id(self.tokenizer, files.config)  # read before padding is switched off: we pad per batch
+        self.tokenizer.no_padding()
+        self.tokenizer.enable_truncation(self.max_length, strategy="longest_first")
         self.template = config.template
         if self.template is None:
             self.overhead = len(self.tokenizer.encode("", "", add_special_tokens=True).ids)
         else:
             self.overhead = len(self.tokenizer.encode(_fill(self.template, "", ""), add_special_tokens=True).ids)
-        self.tokenizer.no_padding()
-        self.tokenizer.enable_truncation(self.max_length, strategy="longest_first")
         # Windows are measured (and over-long sentences cut) on whole texts: a second tokenizer that never truncates.
         self._measure = _tokenizer(files)
         self._measure.no_padding()
@@ -75,7 +76,7 @@ class NliModel:
     def _reset_thread(self) -> None:
         """A fresh queue and no inference thread (at construction, and in a forked child, where the parent's
         thread does not exist and its lock may have been held at the fork)."""
-        self._queue: list[_Job] = []
+        self._queue: deque[_Job] = deque()
         self._wake = threading.Condition()
         self._thread: threading.Thread | None = None
 
@@ -144,7 +145,7 @@ class NliModel:
                 jobs: list[_Job] = []
                 taken = 0
                 while self._queue and (not jobs or taken + len(self._queue[0].encodings) <= MAX_QUEUED_PAIRS):
-                    job = self._queue.pop(0)
+                    job = self._queue.popleft()
                     if job.future.set_running_or_notify_cancel():  # False: abandoned (a timeout), skip it
                         jobs.append(job)
                         taken += len(job.encodings)
