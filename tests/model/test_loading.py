@@ -179,3 +179,24 @@ async def test_a_tokenizer_saved_with_padding_and_truncation(models: Callable[..
     judge = ModelJudge(str(directory))
     assert judge.model.overhead == 3 and judge.model.pad_id == tiny.PAD
     assert await verdicts(judge) == EXPECTED
+
+
+async def test_a_hub_id_resolves_from_the_local_cache_offline(models: Callable[..., Path], tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    # The cache layout huggingface_hub writes: models--owner--name/{refs/main, snapshots/<commit>/...}.
+    cache = tmp_path / "hub"
+    commit = "0123456789abcdef0123456789abcdef01234567"
+    repository = cache / "models--someone--tiny-nli"
+    shutil.copytree(models(layout="onnx/model.onnx"), repository / "snapshots" / commit)
+    (repository / "refs").mkdir()
+    (repository / "refs" / "main").write_text(commit, encoding="utf-8")
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_HUB_CACHE", str(cache))
+    import huggingface_hub.constants
+
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_CACHE", str(cache))
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", True)
+    judge = ModelJudge("someone/tiny-nli")
+    assert judge.name == "model:tiny-nli"
+    assert judge.model.files.directory == repository / "snapshots" / commit
+    assert await verdicts(judge) == EXPECTED
