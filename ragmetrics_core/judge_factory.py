@@ -95,8 +95,12 @@ def _model(settings: JudgeSettings, gate: RequestGate | None) -> list[Judge]:
         raise JudgeConfigError(
             f"the model judge is not available ({error}); install it with: pip install 'ragmetrics[model]'"
         ) from None
-    if not settings.models:
-        raise JudgeConfigError("the model judge needs a model: a directory or a Hub id (--model PATH_OR_ID)")
+    from_environment = os.environ.get("RAGMETRICS_JUDGE_MODEL", "").strip()
+    models = list(settings.models) or ([from_environment] if from_environment else [])
+    if not models:
+        raise JudgeConfigError(
+            "the model judge needs a model: a directory or a Hub id (--model PATH_OR_ID or RAGMETRICS_JUDGE_MODEL)"
+        )
     extractor: Judge | None = None
     if settings.extractor_model:
         if gate is None and settings.limits is not None and settings.limits.active:
@@ -108,7 +112,7 @@ def _model(settings: JudgeSettings, gate: RequestGate | None) -> list[Judge]:
         )
         (extractor,) = _openai(llm, gate)
     judges: list[Judge] = []
-    for model in settings.models:
+    for model in models:
         try:
             config = ModelJudgeConfig.model_validate({**(settings.model_options or {}), "model": model})
             judges.append(ModelJudge(config, extractor=extractor))

@@ -129,7 +129,9 @@ async def test_inference_never_blocks_the_event_loop(models: Callable[..., Path]
     assert ticks >= 20  # the loop kept running every 10 ms while the model worked
 
 
-def test_evaluate_a_dataset_with_a_judge_or_settings(models: Callable[..., Path]) -> None:
+def test_evaluate_a_dataset_with_a_judge_or_settings(models: Callable[..., Path],
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("RAGMETRICS_JUDGE_MODEL", raising=False)
     rows = [{"question": s.user_input, "answer": s.response, "contexts": [c.text for c in s.retrieved_contexts],
              "ground_truth": s.reference} for s in samples()]
     by_judge = evaluate(rows, metrics=METRICS, judge=ModelJudge(str(models())))
@@ -140,6 +142,10 @@ def test_evaluate_a_dataset_with_a_judge_or_settings(models: Callable[..., Path]
         build_evaluator(JudgeSettings(kind="model"))
     with pytest.raises(JudgeConfigError, match="no such directory"):
         build_evaluator(JudgeSettings(kind="model", models=["/nowhere/at/all"]))
+    monkeypatch.setenv("RAGMETRICS_JUDGE_MODEL", str(models()))
+    from_environment = build_evaluator(JudgeSettings(kind="model"))
+    assert isinstance(from_environment, Evaluator)
+    assert from_environment.judge.name == f"model:{models().name}"
 
 
 def test_cli_judge_model_writes_results_and_resumes(models: Callable[..., Path], tmp_path: Path,
