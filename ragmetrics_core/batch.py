@@ -38,6 +38,7 @@ from ragmetrics_core.sample import RagSample
 if TYPE_CHECKING:
     import pandas
 
+    from ragmetrics_core.calibration.model import Calibration
     from ragmetrics_core.metrics import MetricOptions
 
 
@@ -165,6 +166,7 @@ def evaluate_file(
     keep_results: bool = True,
     engine: FileEngine | None = None,
     only_failed: bool = False,
+    calibration: Calibration | None = None,
 ) -> BatchRun:
     """Evaluate every sample in ``source`` and append one row per sample to ``out`` (JSONL, or CSV by
     extension).
@@ -192,6 +194,8 @@ def evaluate_file(
       evaluators; everything else about the run is the same.
     - ``only_failed`` (``--retry-failed``): evaluate again only the samples ``out`` holds a failed or partly
       undetermined result for; samples it has no row for are left for a later run (``BatchRun.left``).
+    - ``calibration``: add each calibrated metric's ``probability`` to the results (written, summarised and
+      resumed ones alike; a CSV ``out`` gets a ``<metric>_probability`` column per calibrated metric).
     """
     if concurrency < 1:
         raise ValueError("concurrency must be at least 1")
@@ -222,13 +226,14 @@ def evaluate_file(
         )
     if index is not None and run.resumed:
         for position, stored in index.read(plan.resumed_rows):
-            run._observe(position, stored.result)
+            run._observe(position, stored.result if calibration is None else calibration.apply(stored.result))
     # What a resume needed: the rest of the run holds no per-row state from the results file.
     index, plan.resumed_rows = None, array("q")
-    writer = ResultWriter(out, list(metrics or METRICS)) if out is not None else None
+    calibrated = [metric for metric in (metrics or METRICS) if calibration is not None and metric in calibration.metrics]
+    writer = ResultWriter(out, list(metrics or METRICS), probabilities=calibrated) if out is not None else None
     show_progress = sys.stderr.isatty() if progress is None else progress
     try:
-        runner = _Runner(evaluator, writer, run, concurrency, show_progress)
+        runner = _Runner(evaluator, writer, run, concurrency, show_progress, calibration)
         if engine is None:
             run_sync(runner.run(plan.todo(), plan.pending))
         else:
@@ -335,8 +340,10 @@ class _Runner:
         run: BatchRun,
         concurrency: int,
         show_progress: bool,
+        calibration: Calibration | None = None,
     ) -> None:
         self.evaluator = evaluator
+        self.calibration = calibration
         self.writer = writer
         self.run_state = run
         self.concurrency = concurrency
@@ -373,6 +380,8 @@ class _Runner:
     def record(self, item: Todo, result: EvaluationResult) -> None:
         position, loaded = item
         run = self.run_state
+        if self.calibration is not None:  # here, not in _evaluate: results scored by an engine pass here too
+            result = self.calibration.apply(result)
         earlier = run.retried.get(loaded.id)
         # A sample that fails again the same way keeps its earlier row: reruns must not grow the file.
         repeated = earlier is not None and not is_complete(result) and _same_failure(earlier, result)
