@@ -28,6 +28,8 @@ import time
 from pathlib import Path
 
 from ragmetrics_core import Evaluator, RagSample
+from ragmetrics_core.calibration import Calibration, MetricCalibration
+from ragmetrics_core.calibration.fit import fit_metric, quality
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "faithfulness"
 DEFAULT_CACHE = Path(tempfile.gettempdir()) / "ragmetrics_calibration_scores"
@@ -63,6 +65,70 @@ def cached_scores(path: Path, cache_dir: Path, evaluator: Evaluator) -> dict[str
     return scores
 
 
+Pairs = tuple[list[float], list[int]]
+
+
+def split_pairs(path: Path, scores: dict[str, float | None], split: str) -> tuple[Pairs, int]:
+    """(scores, labels) of the split's rows with a determined score, and how many were undetermined."""
+    kept: Pairs = ([], [])
+    undetermined = 0
+    for line in path.open(encoding="utf-8"):
+        row = json.loads(line)
+        if row["split"] != split:
+            continue
+        score = scores[row["id"]]
+        if score is None:
+            undetermined += 1
+            continue
+        kept[0].append(score)
+        kept[1].append(int(row["label"]))
+    return kept, undetermined
+
+
+def calibrated(fitted: MetricCalibration, values: list[float]) -> list[float]:
+    """What the online path computes: the stored map applied in plain Python."""
+    calibration = Calibration(judge="embedded", metrics={"faithfulness": fitted})
+    return [calibration.probability("faithfulness", value) or 0.0 for value in values]
+
+
+def cell(value: tuple[float, float, float]) -> str:
+    return f"{value[0]:.3f} [{value[1]:.3f}, {value[2]:.3f}]"
+
+
+def print_tables(tune: dict[str, Pairs], validation: dict[str, Pairs], undetermined: dict[str, int]) -> None:
+    fitted = {name: fit_metric("faithfulness", *pairs) for name, pairs in tune.items()}
+    pooled_pairs: Pairs = ([], [])
+    for scores, labels in tune.values():
+        pooled_pairs[0].extend(scores)
+        pooled_pairs[1].extend(labels)
+    pooled = fit_metric("faithfulness", *pooled_pairs)
+    print("Per set: fitted on its tune split, read on its validation split (Brier, ECE; 95 % bootstrap intervals)\n")
+    print("| set | tune rows | validation rows (undetermined) | share faithful tune → validation | method "
+          "| Brier raw | Brier calibrated | ECE raw | ECE calibrated | Brier, tune base rate |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for name, (scores, labels) in validation.items():
+        own = fitted[name]
+        raw = quality(scores, labels)
+        mapped = quality(calibrated(own, scores), labels)
+        base = quality([own.base_rate] * len(labels), labels)
+        rate = sum(labels) / len(labels)
+        print(f"| {name} | {own.n} | {len(labels)} ({undetermined[name]}) | {own.base_rate:.0%} → {rate:.0%} "
+              f"| {own.method} | {cell(raw.brier)} | {cell(mapped.brier)} | {cell(raw.ece)} | {cell(mapped.ece)} "
+              f"| {base.brier[0]:.3f} |")
+    names = list(validation)
+    print("\nCross-set: Brier on each set's validation split (columns) of the map fitted on a tune split (rows)\n")
+    print("| fitted on ↓ / read on → | " + " | ".join(names) + " |")
+    print("|---|" + "---|" * len(names))
+    print("| (raw score) | " + " | ".join(f"{quality(*validation[n], resamples=1).brier[0]:.3f}" for n in names) + " |")
+    for row_name, fit in [*fitted.items(), ("all tune splits pooled", pooled)]:
+        cells = []
+        for name in names:
+            scores, labels = validation[name]
+            value = quality(calibrated(fit, scores), labels, resamples=1).brier[0]
+            cells.append(f"**{value:.3f}**" if row_name == name else f"{value:.3f}")
+        print(f"| {row_name} | " + " | ".join(cells) + " |")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE, help=f"score cache folder ({DEFAULT_CACHE})")
@@ -72,10 +138,16 @@ def main() -> int:
         print(f"skipped: no labelled data at {DATA}")
         return 0
     evaluator = Evaluator(metrics=["faithfulness"])
+    tune: dict[str, Pairs] = {}
+    validation: dict[str, Pairs] = {}
+    undetermined: dict[str, int] = {}
     for path in sorted(DATA.glob("*.jsonl")):
-        cached_scores(path, args.cache, evaluator)
+        scores = cached_scores(path, args.cache, evaluator)
+        tune[path.stem], _ = split_pairs(path, scores, "tune")
+        validation[path.stem], undetermined[path.stem] = split_pairs(path, scores, "validation")
     if args.score_only:
         return 0
+    print_tables(tune, validation, undetermined)
     return 0
 
 

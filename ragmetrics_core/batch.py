@@ -229,7 +229,7 @@ def evaluate_file(
             run._observe(position, stored.result if calibration is None else calibration.apply(stored.result))
     # What a resume needed: the rest of the run holds no per-row state from the results file.
     index, plan.resumed_rows = None, array("q")
-    calibrated = [metric for metric in (metrics or METRICS) if calibration is not None and metric in calibration.metrics]
+    calibrated = [metric for metric in metrics or METRICS if calibration is not None and metric in calibration.metrics]
     writer = ResultWriter(out, list(metrics or METRICS), probabilities=calibrated) if out is not None else None
     show_progress = sys.stderr.isatty() if progress is None else progress
     try:

@@ -313,7 +313,9 @@ def _calibration(path: str | None, settings: JudgeSettings, scoring: str) -> Cal
 
     calibration = Calibration.load(path)
     if calibration.scoring != scoring:
-        raise ValueError(f"{path} was fitted on {calibration.scoring} scores, not {scoring}: fit one with --scoring {scoring}")
+        raise ValueError(
+            f"{path} was fitted on {calibration.scoring} scores, not {scoring}: fit one with --scoring {scoring}"
+        )
     if settings.kind == "embedded" and not calibration.applies_to("embedded"):
         raise ValueError(f"{path} was fitted on judge {calibration.judge!r}, not the embedded judge")
     return calibration

@@ -31,7 +31,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--label",
         metavar="COLUMN",
-        help=f"the label column: yes/no, true/false, 1/0 or pass/fail (default: the first of {', '.join(LABEL_COLUMNS)})",
+        help="the label column: yes/no, true/false, 1/0 or pass/fail "
+        f"(default: the first of {', '.join(LABEL_COLUMNS)})",
     )
     parser.add_argument(
         "--metrics",

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ragmetrics_core.calibration.model import IsotonicMap, MetricCalibration, PlattMap, Quality
+from ragmetrics_core.calibration.model import Interval, IsotonicMap, MetricCalibration, PlattMap, Quality
 from ragmetrics_core.results import Direction
 
 if TYPE_CHECKING:
@@ -115,7 +115,8 @@ def fit_metric(
                 "monotone map is flat, the base rate"
             )
     raw = x if rising else 1.0 - x
-    raw_quality, calibrated_quality = _qualities(np.clip(raw, 0.0, 1.0), out_of_fold[chosen], y, settings)
+    raw_quality = quality(np.clip(raw, 0.0, 1.0), y, resamples=settings.resamples, seed=settings.seed)
+    calibrated_quality = quality(out_of_fold[chosen], y, resamples=settings.resamples, seed=settings.seed)
     base_rate = positives / n
     return MetricCalibration(
         map=score_map,
@@ -143,6 +144,33 @@ def expected_calibration_error(probabilities: Sequence[float], labels: Sequence[
     share of yes-labels in each bin."""
     np = _numpy()
     return _ece(np.asarray(probabilities, dtype=float), np.asarray(labels, dtype=float), bins)
+
+
+def quality(
+    probabilities: Sequence[float] | numpy.ndarray,
+    labels: Sequence[int] | numpy.ndarray,
+    *,
+    resamples: int = RESAMPLES,
+    seed: int = 0,
+) -> Quality:
+    """Brier score and ECE with 95 % intervals from ``resamples`` bootstrap resamples of the rows. The resamples
+    depend on ``seed`` and the row count only, so two probability sets for the same rows are compared on the same
+    resamples."""
+    np = _numpy()
+    p = np.asarray(probabilities, dtype=float)
+    y = np.asarray(labels, dtype=float)
+    rng = np.random.default_rng(seed)
+    briers, eces = np.empty(resamples), np.empty(resamples)
+    for draw in range(resamples):
+        rows = rng.integers(0, len(y), len(y))
+        briers[draw] = _brier(p[rows], y[rows])
+        eces[draw] = _ece(p[rows], y[rows])
+
+    def interval(value: float, values: numpy.ndarray) -> Interval:
+        low, high = np.quantile(values, [0.025, 0.975])
+        return value, float(low), float(high)
+
+    return Quality(brier=interval(_brier(p, y), briers), ece=interval(_ece(p, y), eces))
 
 
 # ---------------------------------------------------------------------- internals
@@ -212,7 +240,8 @@ def _platt(x: numpy.ndarray, y: numpy.ndarray, rising: bool) -> tuple[PlattMap, 
 
 def _predict_platt(score_map: PlattMap, x: numpy.ndarray) -> numpy.ndarray:
     np = _numpy()
-    return 1.0 / (1.0 + np.exp(-(score_map.slope * x + score_map.intercept)))
+    predicted: numpy.ndarray = 1.0 / (1.0 + np.exp(-(score_map.slope * x + score_map.intercept)))
+    return predicted
 
 
 def _brier(probabilities: numpy.ndarray, labels: numpy.ndarray) -> float:
@@ -226,31 +255,3 @@ def _ece(probabilities: numpy.ndarray, labels: numpy.ndarray, bins: int = ECE_BI
     predicted = np.bincount(which, weights=probabilities, minlength=bins)
     observed = np.bincount(which, weights=labels, minlength=bins)
     return float(np.abs(predicted - observed).sum() / len(labels))
-
-
-def _qualities(
-    raw: numpy.ndarray, calibrated: numpy.ndarray, y: numpy.ndarray, settings: FitSettings
-) -> tuple[Quality, Quality]:
-    """Brier and ECE of both probability sets with 95 % intervals from the same bootstrap resamples of the rows."""
-    np = _numpy()
-    rng = np.random.default_rng(settings.seed)
-    draws: dict[str, list[float]] = {"raw_brier": [], "raw_ece": [], "cal_brier": [], "cal_ece": []}
-    n = len(y)
-    for _ in range(settings.resamples):
-        rows = rng.integers(0, n, n)
-        draws["raw_brier"].append(_brier(raw[rows], y[rows]))
-        draws["raw_ece"].append(_ece(raw[rows], y[rows]))
-        draws["cal_brier"].append(_brier(calibrated[rows], y[rows]))
-        draws["cal_ece"].append(_ece(calibrated[rows], y[rows]))
-
-    def interval(value: float, values: list[float]) -> tuple[float, float, float]:
-        low, high = np.quantile(values, [0.025, 0.975])
-        return value, float(low), float(high)
-
-    return (
-        Quality(brier=interval(_brier(raw, y), draws["raw_brier"]), ece=interval(_ece(raw, y), draws["raw_ece"])),
-        Quality(
-            brier=interval(_brier(calibrated, y), draws["cal_brier"]),
-            ece=interval(_ece(calibrated, y), draws["cal_ece"]),
-        ),
-    )

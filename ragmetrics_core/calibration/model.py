@@ -15,15 +15,15 @@ import os
 from bisect import bisect_right
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from ragmetrics_core.ratelog import RateLimitedLog
 from ragmetrics_core.results import Direction, EvaluationResult, MetricScore
 
-SCHEMA = "ragmetrics.calibration"
-SCHEMA_VERSION = 1
+SCHEMA: Final = "ragmetrics.calibration"
+SCHEMA_VERSION: Final = 1
 """The file layout this ragmetrics writes and reads; a file of a higher version is refused, not guessed at."""
 
 _log = RateLimitedLog(logging.getLogger(__name__))
