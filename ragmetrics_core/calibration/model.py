@@ -8,6 +8,7 @@ score. So the online path, which applies a calibration to every scored sample, n
 
 from __future__ import annotations
 
+import itertools
 import json
 import logging
 import math
@@ -48,12 +49,12 @@ class IsotonicMap(BaseModel):
             raise ValueError(f"x and y must have the same length, got {len(self.x)} and {len(self.y)}")
         if not all(math.isfinite(value) for value in self.x):
             raise ValueError("x must be finite numbers")
-        if any(b <= a for a, b in zip(self.x, self.x[1:], strict=False)):
+        if any(b <= a for a, b in itertools.pairwise(self.x)):
             raise ValueError("x must be strictly increasing")
         if not all(0.0 <= value <= 1.0 for value in self.y):
             raise ValueError("y must be probabilities in [0, 1]")
-        rising = all(b >= a for a, b in zip(self.y, self.y[1:], strict=False))
-        falling = all(b <= a for a, b in zip(self.y, self.y[1:], strict=False))
+        rising = all(b >= a for a, b in itertools.pairwise(self.y))
+        falling = all(b <= a for a, b in itertools.pairwise(self.y))
         if not (rising or falling):
             raise ValueError("y must be monotone (an isotonic map never goes up and down)")
         return self
