@@ -124,16 +124,17 @@ def run_calibrate(
 
 def format_report(calibration: Calibration, pairs: LabelledScores) -> str:
     """The fit in a few lines: per metric its method, counts, and Brier / ECE raw against calibrated."""
+    width = max(len("metric"), *(len(metric) for metric in calibration.metrics))
     lines = [
         f"judge {calibration.judge or '(none)'}, label column {calibration.label!r}: {pairs.labelled} labelled of "
         f"{pairs.rows} samples ({pairs.unlabelled} unlabelled, {pairs.failed} failed, skipped)",
-        f"{'metric':<32} {'method':<8} {'n':>6} {'undet.':>6} {'yes':>6}  {'Brier raw → calibrated':<40} "
-        f"{'ECE raw → calibrated':<40}",
+        f"{'metric':<{width}}  {'method':<8} {'n':>6} {'undet.':>6} {'yes':>6}  {'Brier raw → calibrated':<43} "
+        "ECE raw → calibrated",
     ]
     for metric, entry in calibration.metrics.items():
         lines.append(
-            f"{metric:<32} {entry.method:<8} {entry.n:>6} {entry.undetermined:>6} {entry.base_rate:>6.1%}  "
-            f"{_pair(entry.raw.brier, entry.calibrated.brier):<40} {_pair(entry.raw.ece, entry.calibrated.ece):<40}"
+            f"{metric:<{width}}  {entry.method:<8} {entry.n:>6} {entry.undetermined:>6} {entry.base_rate:>6.1%}  "
+            f"{_pair(entry.raw.brier, entry.calibrated.brier):<43} {_pair(entry.raw.ece, entry.calibrated.ece)}"
         )
         for note in entry.notes:
             lines.append(f"  note: {note}")
