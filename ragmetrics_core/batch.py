@@ -431,7 +431,8 @@ def _same_failure(earlier: EvaluationResult, result: EvaluationResult) -> bool:
 
 def results_to_pandas(results: Sequence[EvaluationResult]) -> pandas.DataFrame:
     """One row per sample: ``sample_id``, ``judge``, ``error``, one column per metric score, then
-    ``<metric>_reason`` columns and the judge usage. Needs pandas (``pip install ragmetrics[pandas]``)."""
+    ``<metric>_reason`` columns, ``<metric>_probability`` for calibrated metrics, and the judge usage. Needs
+    pandas (``pip install ragmetrics[pandas]``)."""
     try:
         import pandas
     except ImportError:
@@ -439,6 +440,9 @@ def results_to_pandas(results: Sequence[EvaluationResult]) -> pandas.DataFrame:
     metrics: dict[str, None] = {}
     for result in results:
         metrics.update(dict.fromkeys(result.scores))
+    calibrated: dict[str, None] = {}  # metrics with a probability somewhere: they get a <metric>_probability column
+    for result in results:
+        calibrated.update(dict.fromkeys(m for m, entry in result.scores.items() if entry.probability is not None))
     rows: list[dict[str, object]] = []
     for result in results:
         row: dict[str, object] = {"sample_id": result.sample_id, "judge": result.judge, "error": result.error}
@@ -446,6 +450,9 @@ def results_to_pandas(results: Sequence[EvaluationResult]) -> pandas.DataFrame:
         for metric in metrics:
             entry = result.scores.get(metric)
             row[f"{metric}_reason"] = None if entry is None else entry.reason
+        for metric in calibrated:
+            entry = result.scores.get(metric)
+            row[f"{metric}_probability"] = None if entry is None else entry.probability
         row.update({f"usage_{name}": value for name, value in result.usage.model_dump().items()})
         rows.append(row)
     return pandas.DataFrame(rows)

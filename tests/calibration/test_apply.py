@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from ragmetrics_core.batch import evaluate_file
+from ragmetrics_core.batch import evaluate_file, results_to_pandas
 from ragmetrics_core.calibration import Calibration, PlattMap
 from ragmetrics_core.calibration.apply import CalibratedEvaluator
 from ragmetrics_core.engine import Evaluator
@@ -147,3 +147,12 @@ def test_a_calibration_for_two_metrics_calibrates_both() -> None:
     result = Evaluator(judge=ScriptedJudge(), metrics=METRICS, calibration=calibration).evaluate(FAITHFUL)
     recall = result.scores["context_recall"]
     assert recall.score == 1.0 and recall.probability == pytest.approx(logistic(2.0))
+
+
+def test_to_pandas_has_a_probability_column_for_calibrated_metrics_only(calibration: Calibration) -> None:
+    calibrated = Evaluator(judge=ScriptedJudge(), metrics=METRICS, calibration=calibration)
+    frame = results_to_pandas([calibrated.evaluate(FAITHFUL), calibrated.evaluate(HALF)])
+    assert list(frame["faithfulness_probability"]) == pytest.approx([logistic(2.0), 0.5])
+    assert "context_recall_probability" not in frame.columns
+    plain = results_to_pandas([Evaluator(judge=ScriptedJudge(), metrics=METRICS).evaluate(FAITHFUL)])
+    assert not [column for column in plain.columns if column.endswith("_probability")]
