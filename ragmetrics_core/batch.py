@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import signal
 import sys
 import threading
@@ -166,7 +167,7 @@ def evaluate_file(
     keep_results: bool = True,
     engine: FileEngine | None = None,
     only_failed: bool = False,
-    calibration: Calibration | None = None,
+    calibration: Calibration | str | os.PathLike[str] | None = None,
 ) -> BatchRun:
     """Evaluate every sample in ``source`` and append one row per sample to ``out`` (JSONL, or CSV by
     extension).
@@ -194,7 +195,8 @@ def evaluate_file(
       evaluators; everything else about the run is the same.
     - ``only_failed`` (``--retry-failed``): evaluate again only the samples ``out`` holds a failed or partly
       undetermined result for; samples it has no row for are left for a later run (``BatchRun.left``).
-    - ``calibration``: add each calibrated metric's ``probability`` to the results (written, summarised and
+    - ``calibration`` (a :class:`~ragmetrics_core.calibration.Calibration` or its file): add each calibrated
+      metric's ``probability`` to the results (written, summarised and
       resumed ones alike; a CSV ``out`` gets a ``<metric>_probability`` column per calibrated metric).
     """
     if concurrency < 1:
@@ -203,6 +205,10 @@ def evaluate_file(
         raise ValueError("limit must not be negative")
     if only_failed and out is None:
         raise ValueError("retrying only the failed samples needs the results file they are in (out)")
+    if calibration is not None:
+        from ragmetrics_core.calibration.model import as_calibration
+
+        calibration = as_calibration(calibration)
     run = BatchRun(out=None if out is None else Path(out), keep_results=keep_results)
     run.report.results_path = run.out
     directions = {metric: spec.direction for metric, spec in METRICS.items()}

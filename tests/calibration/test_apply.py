@@ -156,3 +156,11 @@ def test_to_pandas_has_a_probability_column_for_calibrated_metrics_only(calibrat
     assert "context_recall_probability" not in frame.columns
     plain = results_to_pandas([Evaluator(judge=ScriptedJudge(), metrics=METRICS).evaluate(FAITHFUL)])
     assert not [column for column in plain.columns if column.endswith("_probability")]
+
+
+def test_the_one_call_api_takes_a_calibration_file(calibration: Calibration, tmp_path: Path) -> None:
+    from ragmetrics_core import evaluate
+
+    path = calibration.save(tmp_path / "calibration.json")
+    run = evaluate([FAITHFUL, HALF], judge=ScriptedJudge(), metrics=METRICS, calibration=path)
+    assert [r.scores["faithfulness"].probability for r in run.results] == pytest.approx([logistic(2.0), 0.5])

@@ -134,3 +134,19 @@ def test_applying_a_map_in_plain_python() -> None:
     assert read("hallucination", 1e6) == 1.0 and read("hallucination", -1e6) == 0.0  # no overflow
     assert read("faithfulness", None) is None and read("faithfulness", float("nan")) is None
     assert read("context_recall", 0.5) is None  # not calibrated
+
+
+def test_loading_and_applying_a_calibration_imports_neither_scikit_learn_nor_numpy(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    path = make_calibration(faithfulness=IsotonicMap(x=[0.0, 1.0], y=[0.2, 0.8])).save(tmp_path / "c.json")
+    script = (
+        "import sys\n"
+        "from ragmetrics_core.calibration import Calibration\n"
+        f"calibration = Calibration.load({str(path)!r})\n"
+        "assert calibration.probability('faithfulness', 0.5) == 0.5\n"
+        "print(sorted(name for name in ('sklearn', 'numpy', 'scipy') if name in sys.modules))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True)
+    assert done.stdout.strip() == "[]"
