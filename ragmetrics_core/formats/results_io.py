@@ -116,7 +116,8 @@ class ResultWriter:
         self._file = self._open(
             self.path,
             csv_header(self.metrics, self.probabilities) if self.format == "csv" else None,
-            "has different columns (other metrics?); resume with the same --metrics or write to a new --out",
+            "has different columns (other metrics, or a calibration added or dropped?); resume with the same --metrics "
+            "and --calibration or write to a new --out",
         )
         self._claims: IO[str] | None = None
         self._rows = 0

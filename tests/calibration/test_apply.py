@@ -164,3 +164,14 @@ def test_the_one_call_api_takes_a_calibration_file(calibration: Calibration, tmp
     path = calibration.save(tmp_path / "calibration.json")
     run = evaluate([FAITHFUL, HALF], judge=ScriptedJudge(), metrics=METRICS, calibration=path)
     assert [r.scores["faithfulness"].probability for r in run.results] == pytest.approx([logistic(2.0), 0.5])
+
+
+def test_resuming_a_csv_written_without_probabilities_with_a_calibration_is_refused_clearly(
+    calibration: Calibration, tmp_path: Path
+) -> None:
+    from ragmetrics_core.formats import InputError
+
+    source, out = rows(tmp_path), tmp_path / "out.csv"
+    evaluate_file(source, out=out, judge=ScriptedJudge(), metrics=METRICS)
+    with pytest.raises(InputError, match="calibration added or dropped"):
+        evaluate_file(source, out=out, judge=ScriptedJudge(), metrics=METRICS, calibration=calibration)
