@@ -123,3 +123,22 @@ def test_evaluate_refuses_a_calibration_it_cannot_use(tmp_path: Path, run_cli: R
     ]:
         done = run_cli("evaluate", str(source), "--calibration", path, "--no-progress")
         assert done.returncode == 2 and message in done.stderr, done.stderr
+
+
+def test_a_csv_file_with_pass_fail_labels_and_a_csv_results_cache(tmp_path: Path, run_cli: RunCli) -> None:
+    import csv
+
+    source = tmp_path / "labelled.csv"
+    with source.open("w", encoding="utf-8", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["id", "question", "contexts", "answer", "verdict"])
+        for row in labelled_rows(20):
+            writer.writerow([row["id"], row["question"], json.dumps(row["contexts"]), row["answer"],
+                             "PASS" if row["faithful"] == "yes" else "fail"])
+    done = run_cli("calibrate", str(source), "--label", "verdict", "--results", "scores.csv", "-o", "c.json",
+                   "--no-progress")
+    assert done.returncode == 0, done.stderr
+    calibration = Calibration.load(tmp_path / "c.json")
+    assert calibration.label == "verdict" and calibration.metrics["faithfulness"].n == 60
+    assert calibration.metrics["faithfulness"].positives == 18 + 2 + 6
+    assert (tmp_path / "scores.csv").read_text(encoding="utf-8").count("\n") == 61  # the header and 60 rows
