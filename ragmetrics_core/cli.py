@@ -204,7 +204,7 @@ def _calibrate_parser(commands: argparse._SubParsersAction[argparse.ArgumentPars
         help="fit a map from scores to P(label = yes) on your labelled samples",
         description="Score LABELLED_FILE (rows with the sample fields and a yes/no label per sample) with the "
         "judge, fit a monotone map per metric (isotonic or Platt, chosen by cross-validated Brier score), write it "
-        "to --out and print the Brier score and calibration error before and after, with 95%% intervals.",
+        "to --out and print the Brier score and calibration error before and after, with 95 % intervals.",
     )
     add_arguments(calibrate)
     _judge_options(calibrate)
