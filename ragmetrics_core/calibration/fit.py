@@ -100,20 +100,19 @@ def fit_metric(
         out_of_fold["platt"][test] = _predict_platt(_platt(x[train], y[train], rising)[0], x[test])
     cv_brier = {method: _brier(predicted, y) for method, predicted in out_of_fold.items()}
     chosen = "isotonic" if cv_brier["isotonic"] < cv_brier["platt"] - _TIE else "platt"
-    notes: list[str] = []
     score_map: IsotonicMap | PlattMap
     if chosen == "isotonic":
         model = _isotonic(x, y, rising)
         score_map = IsotonicMap(
             x=[float(value) for value in model.X_thresholds_], y=[float(value) for value in model.y_thresholds_]
         )
+        flat = max(score_map.y) - min(score_map.y) < _TIE
     else:
-        score_map, backwards = _platt(x, y, rising)
-        if backwards:
-            notes.append(
-                f"the score ranks the labels backwards on this data ({metric} is {direction.value}): the best "
-                "monotone map is flat, the base rate"
-            )
+        score_map, flat = _platt(x, y, rising)
+    notes = [
+        f"the score does not rank the labels the way {metric} should ({direction.value}) on this data: the best "
+        "monotone map is flat, the base rate"
+    ] if flat else []
     raw = x if rising else 1.0 - x
     raw_quality = quality(np.clip(raw, 0.0, 1.0), y, resamples=settings.resamples, seed=settings.seed)
     calibrated_quality = quality(out_of_fold[chosen], y, resamples=settings.resamples, seed=settings.seed)
