@@ -105,6 +105,8 @@ def undetermined_attribute(metric: str) -> str:
 
 METRIC_SCORE: Final = "ragmetrics.evaluation.score"
 METRIC_UNDETERMINED: Final = "ragmetrics.evaluation.undetermined"
+METRIC_PROBABILITY: Final = "ragmetrics.evaluation.probability"
+"""With a calibration: P(label = yes) per calibrated score, so alert rules can be written in probabilities."""
 METRIC_DURATION: Final = "ragmetrics.evaluation.duration"
 METRIC_JUDGE_TOKENS: Final = "ragmetrics.judge.token.usage"
 METRIC_JUDGE_COST: Final = "ragmetrics.judge.cost"

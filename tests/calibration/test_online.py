@@ -114,3 +114,54 @@ def test_results_of_another_judge_go_out_without_a_probability(make_online: Make
         online.shutdown(5)
     assert records[0].scores["faithfulness"].score == HALF
     assert records[0].scores["faithfulness"].probability is None
+
+
+def test_langfuse_scores_and_otel_metrics_carry_the_probability(
+    calibration: Calibration, telemetry: Telemetry
+) -> None:
+    from opentelemetry.sdk.metrics import MeterProvider
+    from opentelemetry.sdk.metrics.export import InMemoryMetricReader
+
+    from ragmetrics_core.online.emitters.langfuse import LangfuseEmitter
+    from ragmetrics_core.online.emitters.metrics import MetricsEmitter
+
+    records: list[EvaluationRecord] = []
+    plain: list[EvaluationRecord] = []
+    reader = InMemoryMetricReader()
+    provider = MeterProvider(metric_readers=[reader])
+    metrics = MetricsEmitter(meter_provider=provider)
+    for sink, given in ((records, calibration), (plain, None)):
+        online = OnlineEvaluator(
+            Evaluator(judge=ScriptedJudge(), metrics=["faithfulness", "context_recall"]),
+            emitters=[
+                CallbackEmitter(sink.append), OtelEmitter(tracer_provider=telemetry.tracer_provider, log_events=False)
+            ],
+            calibration=given,
+        )
+        try:
+            run(online)
+        finally:
+            online.shutdown(5)
+    metrics.emit(records[0])
+    metrics.emit(plain[0])
+    points = [
+        point
+        for resource in reader.get_metrics_data().resource_metrics  # type: ignore[union-attr]
+        for scope in resource.scope_metrics
+        for metric in scope.metrics
+        if metric.name == sc.METRIC_PROBABILITY
+        for point in metric.data.data_points
+    ]
+    assert [(dict(p.attributes)[sc.EVALUATION_NAME], p.count, p.sum) for p in points] == [("faithfulness", 1, 0.5)]
+    provider.shutdown()
+
+    langfuse = LangfuseEmitter(public_key="pk", secret_key="sk", base_url="http://127.0.0.1:9")
+    try:
+        calibrated = {item["name"]: item for item in langfuse.scores(records[0])}
+        uncalibrated = {item["name"] for item in langfuse.scores(plain[0])}
+    finally:
+        langfuse.shutdown(1)
+    assert calibrated["faithfulness_probability"]["value"] == pytest.approx(0.5)
+    assert calibrated["faithfulness_probability"]["dataType"] == "NUMERIC"
+    assert "context_recall_probability" not in calibrated
+    assert not [name for name in uncalibrated if name.endswith("_probability")]
