@@ -173,12 +173,19 @@ def _judge_options(parser: argparse.ArgumentParser) -> None:
     """The judge flags, shared by evaluate and calibrate (a calibration holds for the judge it was fitted with)."""
     parser.add_argument(
         "--judge",
-        choices=("embedded", "openai"),
+        choices=("embedded", "openai", "model"),
         default=os.environ.get("RAGMETRICS_JUDGE", "embedded"),
-        help="embedded (offline, default) or openai (any OpenAI-compatible endpoint); env RAGMETRICS_JUDGE",
+        help="embedded (offline, default), openai (any OpenAI-compatible endpoint) or model (a local NLI model "
+        "on ONNX Runtime: pip install 'ragmetrics[model]'); env RAGMETRICS_JUDGE",
     )
-    parser.add_argument("--model", help="judge model (env RAGMETRICS_JUDGE_MODEL)")
+    parser.add_argument(
+        "--model", help="judge model (env RAGMETRICS_JUDGE_MODEL); with --judge model: a model directory or Hub id"
+    )
     parser.add_argument("--models", help="comma-separated judge models: an ensemble of several LLM judges")
+    parser.add_argument(
+        "--claims-model",
+        help="with --judge model: an LLM (set up as for --judge openai) extracts the claims, not the embedded judge",
+    )
     parser.add_argument(
         "--ensemble",
         choices=("mean", "majority"),
@@ -209,7 +216,7 @@ def _judge_settings(args: argparse.Namespace, limits: ProviderLimits | None = No
     models = _split(args.models) or ([args.model] if args.model else [])
     if args.judge == "embedded" and (models or args.base_url or args.cache or args.price):
         print(
-            "ragmetrics: note: --model/--models/--base-url/--cache/--price apply to --judge openai only",
+            "ragmetrics: note: --model/--models/--base-url/--cache/--price apply to --judge openai or model only",
             file=sys.stderr,
         )
     return JudgeSettings(
@@ -221,6 +228,7 @@ def _judge_settings(args: argparse.Namespace, limits: ProviderLimits | None = No
         ensemble=args.ensemble,
         api_key_env=getattr(args, "api_key_env", None),
         limits=limits,
+        extractor_model=args.claims_model,
     )
 
 
