@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
+from collections import Counter
 from functools import lru_cache
 from itertools import pairwise
 from typing import Any, NamedTuple
@@ -76,6 +77,10 @@ ZH_BIGRAM_WEIGHT = 1.0
 ZH_UNIGRAM_WEIGHT = 0.5
 _LONG_WORD = 9
 MAX_TOKEN_CHARS = 64
+MAX_ACRONYM = 12
+"""Initials of at most this many words of a name become terms: no acronym is longer, and a run of capitalised
+words without punctuation ("Paris London Berlin …") would otherwise give every prefix of its initials (quadratic
+in time and memory)."""
 PREFIX_LENGTH = 4
 """Terms sharing this many leading characters are candidates for a near match."""
 _ZH_NAME_TAIL = 10
@@ -668,6 +673,7 @@ def _add_acronyms(
     says "LIC" still covers the claim.
     """
     spans: list[list[int]] = []
+    key_counts: Counter[str] | None = None  # every key's count in the text, counted once, when a name needs it
     for position in capitals:
         if spans and _joined(text, matches[spans[-1][-1]][3], matches[position][2]):
             spans[-1].append(position)
@@ -676,7 +682,7 @@ def _add_acronyms(
     for span in spans:
         if len(span) < 2:
             continue
-        initials = "".join(matches[position][1][0].casefold() for position in span)
+        initials = "".join(matches[position][1][0].casefold() for position in span[:MAX_ACRONYM])
         for length in range(3 if len(initials) > 2 else 2, len(initials) + 1):
             _add(weights, order, initials[:length], 0.0)
         follower_at = span[-1] + 1
@@ -690,11 +696,11 @@ def _add_acronyms(
             and initials.startswith(follower[1].casefold())
         ):
             acronym = word_key(follower[1][:MAX_TOKEN_CHARS].casefold())
-            inside = set(span)
-            elsewhere = {key for position, key in enumerate(keys_at) if key and position not in inside}
-            for position in span:
-                key = keys_at[position]
-                if key and key not in elsewhere and key != acronym:
+            if key_counts is None:
+                key_counts = Counter(key for key in keys_at if key)
+            inside = Counter(key for key in (keys_at[position] for position in span) if key)
+            for key, count in inside.items():
+                if key_counts[key] == count and key != acronym:  # the key appears nowhere outside the name
                     weights[key] = 0.0
 
 
