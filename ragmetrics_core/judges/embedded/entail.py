@@ -7,6 +7,10 @@ and so do terms that share a long prefix with a window term ("sunlight" / "light
 covered share reaches :data:`ENTAIL_THRESHOLD` (:data:`LONG_CLAIM_THRESHOLD` for long claims) and nothing
 contradicts it; *contradicted* when the aligned window disagrees on a number or date of the same kind, on
 negation, or has the claim's two names in swapped roles; *neutral* otherwise.
+
+A number or date supports a claim only where it is said of the claim's subject: found only in sentences about
+another subject (:func:`.relations.about_another_subject`: they name something the claim does not, mention none
+of its names and point back with no pronoun), it counts as absent, and a rival the window gives contradicts.
 """
 
 from __future__ import annotations
@@ -22,7 +26,13 @@ from typing import Any, NamedTuple, cast
 from ragmetrics_core.construct import builder
 from ragmetrics_core.evidence import VERDICT_STRICTNESS, Check, Verdict
 from ragmetrics_core.judges.embedded.normalize import PREFIX_LENGTH, Number, Terms, terms
-from ragmetrics_core.judges.embedded.relations import another_role, role_given_to_another, said_of_a_relative
+from ragmetrics_core.judges.embedded.relations import (
+    about_another_subject,
+    another_role,
+    claim_subject,
+    role_given_to_another,
+    said_of_a_relative,
+)
 from ragmetrics_core.judges.embedded.segment import sentences
 
 MIN_CLAIM_WEIGHT = 1.0
@@ -210,9 +220,10 @@ def check(claim: Terms, premise: Premise, label: str = "premise") -> Check:
     coverage = window.coverage
     covered = f"{coverage:.0%} of content covered by {_describe(window, premise, label)}"
     aligned = coverage >= CONTRADICTION_ALIGNMENT
+    subject = claim_subject(claim) if claim.numbers else ()
     if aligned or _content_coverage(claim, premise, window) >= NUMBER_ALIGNMENT:
         units = list(map(premise.units.__getitem__, window.positions))
-        conflict = _contradiction(claim, premise, units, coverage)
+        conflict = _contradiction(claim, premise, units, coverage, subject)
         if conflict is not None:
             return _verdict(Verdict.CONTRADICTED, confidence=round(min(0.95, 0.5 + coverage / 2), 4),
                          rationale=f"{conflict}; {covered}", support=0.0)
@@ -221,8 +232,8 @@ def check(claim: Terms, premise: Premise, label: str = "premise") -> Check:
         if other is not None:
             return _verdict(Verdict.NEUTRAL, confidence=round(min(0.95, 0.5 + coverage / 2), 4),
                             rationale=f"{other}; {covered}", support=0.0)
-    absent_numbers = [number.text for number in claim.numbers if number.key not in premise.keys
-                      and not _close_number(number, premise, window)]
+    absent_numbers = [number.text for number in claim.numbers
+                      if not _number_found(number, claim, premise, window, subject)]
     threshold = _threshold(total)
     # One sentence is one piece: the commonest window, counted without sorting its positions.
     pieces = 1 if len(window.positions) == 1 else _pieces(window.positions, premise.group)
@@ -533,10 +544,13 @@ def _near_credit(key: str, present: dict[str, float] | set[str], premise_heads: 
     return 0.0 if window_keys.isdisjoint(_inner_suffixes(key)) else PREFIX_CREDIT
 
 
-def _contradiction(claim: Terms, premise: Premise, units: Sequence[Terms], coverage: float) -> str | None:
+def _contradiction(
+    claim: Terms, premise: Premise, units: Sequence[Terms], coverage: float, subject: tuple[str, ...]
+) -> str | None:
     """Why the window's sentences ``units`` contradict the claim, or ``None``."""
     if claim.numbers:  # the window's numbers are gathered only for a claim that has some
-        window_numbers = [number for unit in units for number in unit.numbers]
+        window_numbers = [number for unit in units if unit.numbers and not _another(subject, claim, unit)
+                          for number in unit.numbers]
         same_keys = {other.key for other in window_numbers}
         for number in claim.numbers:
             if number.key in same_keys or any(_same_number(number, other) for other in window_numbers):
@@ -544,9 +558,10 @@ def _contradiction(claim: Terms, premise: Premise, units: Sequence[Terms], cover
             if not _comparable(number):
                 continue
             rivals = [other for other in window_numbers if other.kind == number.kind]
-            if rivals and number.key not in premise.keys:
+            if rivals and not _said_of_claim(number, claim, premise, subject):
                 said = ", ".join(dict.fromkeys(other.text for other in rivals))
-                return f"number {number.text} not in premise (premise says {said})"
+                where = "said of another subject" if number.key in premise.keys else "not in premise"
+                return f"number {number.text} {where} (premise says {said})"
     if coverage >= NEGATION_ALIGNMENT:
         conflict = _negation_conflict(claim, units)
         if conflict is not None:
@@ -605,9 +620,28 @@ def _same_number(number: Number, other: Number) -> bool:
     return abs(number.value - other.value) / max(abs(number.value), abs(other.value)) <= _NUMBER_TOLERANCE
 
 
-def _close_number(number: Number, premise: Premise, window: _Window) -> bool:
+def _another(subject: tuple[str, ...], claim: Terms, unit: Terms) -> bool:
+    return bool(subject) and about_another_subject(subject, claim, unit)
+
+
+def _said_of_claim(number: Number, claim: Terms, premise: Premise, subject: tuple[str, ...]) -> bool:
+    """Whether the premise has the claim's number in a sentence not about another subject."""
+    positions = premise.index.get(number.key)
+    if positions is None:
+        return False
+    if not subject:
+        return True
+    units = premise.units
+    return not all(about_another_subject(subject, claim, units[position]) for position in positions)
+
+
+def _number_found(number: Number, claim: Terms, premise: Premise, window: _Window, subject: tuple[str, ...]) -> bool:
+    """Whether the claim's number is said of its subject: anywhere in the premise, or rounded in the window."""
+    if number.key in premise.keys and _said_of_claim(number, claim, premise, subject):
+        return True
     units = [premise.units[position] for position in window.positions]
-    return any(_same_number(number, other) for unit in units for other in unit.numbers)
+    return any(_same_number(number, other) for unit in units if unit.numbers and not _another(subject, claim, unit)
+               for other in unit.numbers)
 
 
 def _swapped_names(claim: Terms, units: Sequence[Terms]) -> tuple[str, str] | None:
