@@ -11,14 +11,16 @@ import re
 from collections.abc import Sequence
 
 from ragmetrics_core.judges.embedded import lexicon
+from ragmetrics_core.judges.embedded.knobs import KNOBS
 from ragmetrics_core.judges.embedded.lexicon import words
-from ragmetrics_core.judges.embedded.normalize import Terms, prepare, terms
 from ragmetrics_core.judges.embedded.scan import matches_at, searcher
 from ragmetrics_core.judges.embedded.segment import sentences
+from ragmetrics_core.judges.embedded.terms import Terms, terms
+from ragmetrics_core.judges.embedded.tokens import prepare
 
 MAX_ENTITIES = 64
 """Entities kept per reference (documented cap)."""
-FOUND_SHARE = 0.8
+FOUND_SHARE = KNOBS.entity_found_share
 """Share of an entity's weighted terms that one chunk must contain for the entity to count as found."""
 
 _MONTHS = "|".join(sorted(lexicon.MONTHS, key=len, reverse=True))

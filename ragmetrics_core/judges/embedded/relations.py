@@ -28,7 +28,8 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from ragmetrics_core.judges.embedded import lexicon
-from ragmetrics_core.judges.embedded.normalize import NAME_WEIGHT, Terms, terms
+from ragmetrics_core.judges.embedded.knobs import KNOBS
+from ragmetrics_core.judges.embedded.terms import Terms, terms
 
 _WORD = r"[A-Z]\w*(?:['’][A-Z]\w*)?"
 _NAME = rf"{_WORD}(?:\s+(?:of\s+|de\s+|von\s+|van\s+)?{_WORD})*"
@@ -228,6 +229,6 @@ def about_another_subject(subject: tuple[str, ...], claim: Terms, unit: Terms) -
     if any(key in weights for key in subject):
         return False  # the sentence names the claim's subject
     claimed = claim.weights
-    if not any(weights.get(key, 0.0) >= NAME_WEIGHT and key not in claimed for key in unit.proper):
+    if not any(weights.get(key, 0.0) >= KNOBS.name_weight and key not in claimed for key in unit.proper):
         return False  # the sentence names nothing the claim does not
     return _BACK_REFERENCE_RE.search(unit.text.casefold()) is None

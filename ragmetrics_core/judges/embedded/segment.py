@@ -13,8 +13,8 @@ import re
 
 from ragmetrics_core.judges.embedded import lexicon
 from ragmetrics_core.judges.embedded.memo import text_cache
-from ragmetrics_core.judges.embedded.normalize import prepare
 from ragmetrics_core.judges.embedded.scan import matches_at, searcher
+from ragmetrics_core.judges.embedded.tokens import prepare
 
 MAX_SENTENCES = 4000
 """Sentences kept per text; the rest of a huge text is ignored (documented cap)."""
