@@ -148,14 +148,25 @@ class _Reading:
 
     def add_content(self, key: str, weight: float) -> None:
         """A content word or a number: negated while a negation's scope lasts."""
-        add(self.weights, self.order, key, weight)
+        previous = self.weights.get(key)
+        if previous is None:
+            self.weights[key] = weight
+            self.order.append(key)
+        elif weight > previous:
+            self.weights[key] = weight
         if self.scope:
             self.negated_keys.add(key)
             self.scope -= 1
 
     def add_number(self, number: Number) -> None:
         self.numbers.append(number)
-        self.add_content(number.key, _NUMBER_WEIGHT)
+        key = number.key
+        if key not in self.weights:  # a number key only ever weighs _NUMBER_WEIGHT
+            self.weights[key] = _NUMBER_WEIGHT
+            self.order.append(key)
+        if self.scope:
+            self.negated_keys.add(key)
+            self.scope -= 1
 
     def function_word(self, word_kind: int, key: str, token: str, after_number: bool) -> None:
         """A stop word (the speaker's pronouns add :data:`SPEAKER`), a scale word or a number word."""
@@ -307,16 +318,32 @@ def read_parts(text: str) -> Terms | None:
     weights = reading.weights
     keep = weights.setdefault
     watch = False  # a token waits for the next one, or a negation's scope is open: every part goes to part()
+    capitals, capital_keys, first = reading.capitals, reading.capital_keys, reading.first
     for at, raw in enumerate(reading.parts):
         info = get(raw, _UNSEEN)
+        if not watch and info is _UNSEEN and raw.isdigit():  # a number: settled at the next part
+            reading.waiting, reading.waiting_at, reading.waiting_token = _NUMBER_WAITS, at, raw
+            watch = True
+            continue
         if not watch and info is not _UNSEEN:
             if info is None:
                 continue  # a plain function word, the commonest part
-            if info[2] is None:  # a plain lower-case content word
-                key, weight = info[0], info[1]
-                if keep(key, weight) < weight:
-                    weights[key] = weight
-                continue
+            key, weight, special = info
+            if special is not None:
+                if special[0] < WEAK:
+                    read = reading.part(at, raw, info)
+                    if read is None:
+                        return None
+                    watch = read
+                    continue
+                if special[1]:  # capitalised: a name keeps its own stem ("Swift" is a singer, not "fast")
+                    if special[2] is not None and (at > first or special[3]):
+                        key, weight = special[2], _NAME_WEIGHT
+                    capitals.append(at)
+                    capital_keys.append(key)
+            if keep(key, weight) < weight:
+                weights[key] = weight
+            continue
         read = reading.part(at, raw, info)
         if read is None:
             return None
@@ -373,13 +400,13 @@ class _PartReading(_Reading):
                 info = None if is_number else self._known(token)
                 if info is _UNSEEN:
                     return None
-        if self._watching() and not self._settle(at, raw, token, is_number):
+        if (self.waiting != _NOTHING_WAITS or self.scope) and not self._settle(at, raw, token, is_number):
             return None
         if is_number:
             self.waiting, self.waiting_at, self.waiting_token = _NUMBER_WAITS, at, token
         elif info is not None:
             self._word(at, raw, info)
-        return self._watching()
+        return self.waiting != _NOTHING_WAITS or self.scope > 0
 
     @staticmethod
     def _known(token: str) -> Any:
