@@ -30,11 +30,13 @@ from ragmetrics_core.sample import Context, RagSample
 
 if TYPE_CHECKING:
     from ragmetrics_core.ensemble import EnsembleEvaluator
+    from ragmetrics_core.judges.model import ModelJudge
     from ragmetrics_core.judges.openai import EndpointError, OpenAIJudge, OpenAIJudgeConfig, RetryPolicy
 
 _LAZY = {
     "EnsembleEvaluator": "ragmetrics_core.ensemble",
     "EndpointError": "ragmetrics_core.judges.openai",
+    "ModelJudge": "ragmetrics_core.judges.model",
     "OpenAIJudge": "ragmetrics_core.judges.openai",
     "OpenAIJudgeConfig": "ragmetrics_core.judges.openai",
     "RetryPolicy": "ragmetrics_core.judges.openai",
@@ -80,6 +82,7 @@ __all__ = [
     "MetricAggregate",
     "MetricOptions",
     "MetricScore",
+    "ModelJudge",
     "ModelPrice",
     "OnlineEvaluator",
     "OnlineStats",

@@ -39,7 +39,7 @@ def online_pipeline_available() -> bool:
 class DirectPipeline:
     """Collects samples and scores them with the evaluator when asked (no telemetry)."""
 
-    description = "scored directly with the Evaluator (no online pipeline or OpenTelemetry SDK installed: no telemetry)"
+    description = "scored directly with the Evaluator (no OpenTelemetry SDK installed: no telemetry)"
 
     def __init__(self, evaluator: Evaluator) -> None:
         self._evaluator = evaluator
@@ -62,7 +62,7 @@ class OnlinePipeline:
     def __init__(self, evaluator: Evaluator, telemetry: Telemetry) -> None:
         from ragmetrics_core.online import CallbackEmitter, OnlineEvaluator, OtelEmitter
 
-        self.description = f"scored by the OnlineEvaluator in the background; telemetry to {telemetry.destination}"
+        self.description = "scored by the OnlineEvaluator in the background"
         self._records: list[EvaluationRecord] = []
         self._online: OnlineEvaluator = OnlineEvaluator(
             evaluator,

@@ -1,8 +1,8 @@
 """Online evaluation of production traffic: sampling, background scoring, telemetry.
 
-``OtelEmitter`` (needs the ``otel`` extra), ``PhoenixEmitter`` (the ``phoenix`` extra) and
-``current_origin`` (``opentelemetry-api``) are imported on first access, so this package imports without
-them.
+``OtelEmitter`` and ``MetricsEmitter`` (need the ``otel`` extra), ``PhoenixEmitter`` (the ``phoenix`` extra),
+``LangfuseEmitter`` (the ``langfuse`` extra) and ``current_origin`` (``opentelemetry-api``) are imported on first
+access, so this package imports without them.
 """
 
 from __future__ import annotations
@@ -31,10 +31,14 @@ from ragmetrics_core.scrub import scrub_secrets
 
 if TYPE_CHECKING:
     from ragmetrics_core.online.capture import current_origin
+    from ragmetrics_core.online.emitters.langfuse import LangfuseEmitter
+    from ragmetrics_core.online.emitters.metrics import MetricsEmitter
     from ragmetrics_core.online.emitters.otel import OtelEmitter
     from ragmetrics_core.online.emitters.phoenix import PhoenixEmitter
 
 _LAZY = {
+    "LangfuseEmitter": "ragmetrics_core.online.emitters.langfuse",
+    "MetricsEmitter": "ragmetrics_core.online.emitters.metrics",
     "OtelEmitter": "ragmetrics_core.online.emitters.otel",
     "PhoenixEmitter": "ragmetrics_core.online.emitters.phoenix",
     "current_origin": "ragmetrics_core.online.capture",
@@ -58,6 +62,8 @@ __all__ = [
     "EmitterStats",
     "EvaluationRecord",
     "JsonlEmitter",
+    "LangfuseEmitter",
+    "MetricsEmitter",
     "OnlineEvaluator",
     "OnlineStats",
     "Origin",
