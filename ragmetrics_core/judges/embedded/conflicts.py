@@ -24,7 +24,8 @@ def contradiction(
 ) -> str | None:
     """Why the window's sentences ``units`` contradict the claim, or ``None``."""
     if claim.numbers:  # the window's numbers are gathered only for a claim that has some
-        window_numbers = [number for unit in units if unit.numbers and not _another(subject, claim, unit)
+        window_numbers = [number for unit in units
+                          if unit.numbers and not (subject and about_another_subject(subject, claim, unit))
                           for number in unit.numbers]
         same_keys = {other.key for other in window_numbers}
         for number in claim.numbers:
@@ -95,10 +96,6 @@ def _same_number(number: Number, other: Number) -> bool:
     return abs(number.value - other.value) / max(abs(number.value), abs(other.value)) <= KNOBS.number_tolerance
 
 
-def _another(subject: tuple[str, ...], claim: Terms, unit: Terms) -> bool:
-    return bool(subject) and about_another_subject(subject, claim, unit)
-
-
 def _said_of_claim(number: Number, claim: Terms, premise: Premise, subject: tuple[str, ...]) -> bool:
     """Whether the premise has the claim's number in a sentence not about another subject."""
     positions = premise.index.get(number.key)
@@ -115,7 +112,8 @@ def number_found(number: Number, claim: Terms, premise: Premise, window: Window,
     if number.key in premise.keys and _said_of_claim(number, claim, premise, subject):
         return True
     units = [premise.units[position] for position in window.positions]
-    return any(_same_number(number, other) for unit in units if unit.numbers and not _another(subject, claim, unit)
+    return any(_same_number(number, other) for unit in units
+               if unit.numbers and not (subject and about_another_subject(subject, claim, unit))
                for other in unit.numbers)
 
 
