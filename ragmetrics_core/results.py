@@ -97,6 +97,11 @@ class ClaimExplanation(BaseModel):
         "generator metric is the mean of its categories' shares over the claims.",
     )
     rationale: str | None = None
+    set_aside: str | None = Field(
+        default=None,
+        description="Set when the judge read this piece of the text as no claim, and why (a greeting, an offer of "
+        "help, a remark about the sources, a hedge): it counts in no metric.",
+    )
 
 
 class EvaluationResult(BaseModel):
