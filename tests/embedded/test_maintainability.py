@@ -14,9 +14,6 @@ import ragmetrics_core.judges.embedded as embedded
 MIN_MAINTAINABILITY = 20.0
 MAX_COMPLEXITY = 25
 MODULES = sorted(Path(embedded.__file__).parent.glob("*.py"))
-PENDING = {"claims.py"}
-"""Modules another change of issue #26 brings to the target (claims.py: MI 15.1 here, 22.9 there): strict, so the
-marker must go once it lands."""
 
 
 def test_every_module_of_the_judge_is_measured() -> None:
@@ -24,14 +21,7 @@ def test_every_module_of_the_judge_is_measured() -> None:
     assert {"terms.py", "tokens.py", "numbers.py", "entail.py", "windows.py"} <= {path.name for path in MODULES}
 
 
-@pytest.mark.parametrize(
-    "path",
-    [
-        pytest.param(path, id=path.name, marks=pytest.mark.xfail(strict=True, reason="pending issue #26 claims"))
-        if path.name in PENDING else pytest.param(path, id=path.name)
-        for path in MODULES
-    ],
-)
+@pytest.mark.parametrize("path", MODULES, ids=[path.name for path in MODULES])
 def test_maintainability_index_of_each_module(path: Path) -> None:
     # multi=True counts docstrings as comments, as the ``radon mi`` command does by default.
     assert mi_visit(path.read_text(encoding="utf-8"), multi=True) >= MIN_MAINTAINABILITY
