@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from ragmetrics_core.aggregate import AggregationMode, DatasetReport, MetricAggregate, aggregate
 from ragmetrics_core.api import evaluate
 from ragmetrics_core.batch import BatchRun, evaluate_file, results_to_pandas
+from ragmetrics_core.calibration import Calibration
 from ragmetrics_core.engine import Evaluator
 from ragmetrics_core.evidence import Check, Claim, Evidence, EvidencePart, GeneratedQuestion, Verdict
 from ragmetrics_core.formats import InputError, RowError, iter_samples, load_samples
@@ -60,6 +61,7 @@ __all__ = [
     "RAGCHECKER_METRICS",
     "AggregationMode",
     "BatchRun",
+    "Calibration",
     "Check",
     "Claim",
     "ClaimExplanation",

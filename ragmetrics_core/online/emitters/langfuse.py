@@ -44,6 +44,8 @@ MAX_BODY_BYTES = 1_000_000
 """Langfuse's scores endpoint takes bodies up to 1 MiB (the Next.js default); we stay under it."""
 MAX_COMMENT_CHARS = 4000
 LABEL_SUFFIX = "_label"
+PROBABILITY_SUFFIX = "_probability"
+"""A calibrated score's P(label = yes) goes out as a numeric score of its own, ``<metric>_probability``."""
 UNDETERMINED = "undetermined"
 _ID_NAMESPACE = uuid.UUID("5b0f3c5e-8f43-4b8e-9d0c-2a61c6f0e7a1")
 """Fixed, so that the same record always yields the same score ids (uuid5)."""
@@ -160,6 +162,10 @@ class LangfuseEmitter:
             extra = {**metadata, "direction": entry.direction.value, "threshold": entry.threshold}
             if entry.score is not None:
                 items.append(self._item(record, common, name, entry.score, "NUMERIC", comment, extra))
+            if entry.probability is not None:
+                items.append(self._item(
+                    record, common, name + PROBABILITY_SUFFIX, entry.probability, "NUMERIC", comment, extra
+                ))
             label = entry.label if entry.label is not None else (UNDETERMINED if entry.score is None else None)
             if label is not None:
                 items.append(self._item(record, common, name + LABEL_SUFFIX, label, "CATEGORICAL", comment, extra))

@@ -308,6 +308,8 @@ def _evaluation_attributes(record: EvaluationRecord) -> Attributes:
             attributes[sc.undetermined_attribute(metric)] = entry.reason or "undetermined"
         if entry.label is not None:
             attributes[sc.label_attribute(metric)] = entry.label
+        if entry.probability is not None:
+            attributes[sc.probability_attribute(metric)] = entry.probability
     if record.scores:
         attributes[sc.OUTPUT_VALUE] = json.dumps(
             {metric: entry.score for metric, entry in record.scores.items()}, allow_nan=False, default=str
@@ -325,6 +327,8 @@ def _result_event_attributes(
     label = entry.label if entry.label is not None else (None if entry.score is not None else "undetermined")
     if label is not None:
         attributes[sc.EVALUATION_SCORE_LABEL] = label
+    if entry.probability is not None:
+        attributes[sc.EVALUATION_PROBABILITY] = entry.probability
     if entry.reason or explanation:
         attributes[sc.EVALUATION_EXPLANATION] = entry.reason or explanation
     if entry.score is None and record.failure is not None:
