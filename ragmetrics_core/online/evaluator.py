@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 from ragmetrics_core.engine import AsyncEvaluator
 from ragmetrics_core.judges.base import Usage
-from ragmetrics_core.online.emitters.base import Emitter, Runner, SubjectSpanFactory, start_runner
+from ragmetrics_core.online.emitters.base import Emitter, EmitterRunner, SubjectSpanFactory
 from ragmetrics_core.online.privacy import PrivacyOptions, Redactor
 from ragmetrics_core.online.sampler import Sampler
 from ragmetrics_core.online.stats import OnlineStats
@@ -56,7 +56,7 @@ class _State:
     idle: bool = False
     finalized: bool = False
     worker: Worker | None = None
-    runners: tuple[Runner, ...] = ()
+    runners: tuple[EmitterRunner, ...] = ()
     submitted: int = 0
     accepted: int = 0
     completed: int = 0
@@ -82,8 +82,7 @@ class OnlineEvaluator:
         evaluator: anything with ``async aevaluate(sample) -> EvaluationResult``; by default the engine's
             ``Evaluator()`` with the embedded judge, created on the worker thread.
         sampler: which submissions to score (default: all, no throttle, no budget).
-        emitters: where records go; each runs on its own thread behind a queue of ``emitter_queue``, except an
-            OTel emitter in front of the SDK's batch processors, which is called on the worker's thread.
+        emitters: where records go; each runs on its own thread behind a queue of ``emitter_queue`` records.
         privacy: what user text may leave the process (default: captured, secrets masked, capped).
         max_queue: submissions waiting for the worker; beyond it the newest is dropped and counted.
         concurrency: evaluations running at once on the worker loop.
@@ -325,14 +324,14 @@ class OnlineEvaluator:
                 return
             state.worker = worker
 
-    def _start_runners(self) -> tuple[Runner, ...]:
+    def _start_runners(self) -> tuple[EmitterRunner, ...]:
         runners = []
         seen: dict[str, int] = {}
         for emitter in self._emitters:
             name = _emitter_name(emitter)
             seen[name] = seen.get(name, 0) + 1
             unique = name if seen[name] == 1 else f"{name}#{seen[name]}"
-            runners.append(start_runner(emitter, unique, self._emitter_queue, self._on_emitter_failure))
+            runners.append(EmitterRunner(emitter, unique, self._emitter_queue, self._on_emitter_failure))
         return tuple(runners)
 
     def _worker_config(self) -> WorkerConfig:

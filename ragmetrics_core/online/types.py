@@ -181,6 +181,17 @@ class EvaluationRecord:
     """Why it failed, as a class (``invalid_sample``, ``judge_error``, ``timeout``, …): OTel's ``error.type``."""
     metrics: tuple[str, ...] = ()
     """The metric ids the evaluator was asked for (what a failed evaluation reports as failed)."""
+    metric_explanations: dict[str, str] = field(default_factory=dict)
+    """Per metric, one readable line on its score, computed once per record from the real evidence and then
+    redacted (``ragmetrics_core.online.privacy.explain_for_telemetry``): what every emitter shows."""
+
+    def explanation(self, metric: str) -> str:
+        """The line shown beside ``metric``'s score (its reason when it has one and no line was computed)."""
+        line = self.metric_explanations.get(metric)
+        if line:
+            return line
+        entry = self.result.scores.get(metric) if self.result is not None else None
+        return "" if entry is None else entry.reason
 
     @property
     def ok(self) -> bool:
@@ -225,6 +236,7 @@ class EvaluationRecord:
                 for metric, entry in self.scores.items()
             },
             "explanations": [e.model_dump(mode="json") for e in self.result.explanations] if self.result else [],
+            "metric_explanations": dict(self.metric_explanations),
             "usage": self.usage.model_dump(mode="json"),
             "sample": None if self.sample is None else _sample_dict(self.sample),
         }
