@@ -29,14 +29,10 @@ from uuid import UUID
 
 from langchain_core.callbacks import BaseCallbackHandler
 
+from ragmetrics_core.online.capture import active_span
 from ragmetrics_core.online.types import SampleSink, SpanRef
 from ragmetrics_langchain.extract import describe, input_text, plain_run_metadata
 from ragmetrics_langchain.runs import CaptureOptions, RootRun, RunTable, build
-
-try:
-    from opentelemetry import trace as _trace
-except ImportError:  # pragma: no cover - exercised only on installs without the otel extra
-    _trace = None  # type: ignore[assignment]
 
 logger = logging.getLogger("ragmetrics.langchain")
 
@@ -292,7 +288,7 @@ class RagMetricsCallbackHandler(BaseCallbackHandler):
             tags=tuple(tags) if isinstance(tags, list) else (),
             metadata=plain_run_metadata(run_metadata, self._options.reference_metadata_key),
             thread_id=str(thread_id) if thread_id is not None else None,
-            span=own_span or current_span(),
+            span=own_span or active_span(),
             span_is_run_own=own_span is not None,
             start_ns=time.time_ns(),
             started_at=now_mono,
@@ -366,14 +362,6 @@ class RagMetricsCallbackHandler(BaseCallbackHandler):
 
 _OPENINFERENCE_LANGCHAIN = "openinference.instrumentation.langchain"
 
-
-def current_span() -> SpanRef | None:
-    if _trace is None:
-        return None
-    span = _trace.get_current_span()
-    if span is _trace.INVALID_SPAN:  # the common case without tracing: no span context to read
-        return None
-    return SpanRef.of(span.get_span_context())
 
 
 def openinference_span(run_id: UUID) -> SpanRef | None:

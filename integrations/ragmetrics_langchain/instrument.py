@@ -13,8 +13,6 @@ import threading
 from contextvars import ContextVar
 from typing import Any, cast
 
-from langchain_core.tracers.context import register_configure_hook
-
 from ragmetrics_core.online.types import SampleSink
 from ragmetrics_langchain.handler import RagMetricsCallbackHandler
 
@@ -54,6 +52,10 @@ def instrument(
         handler = RagMetricsCallbackHandler(evaluator, **options)
     with _lock:
         if not _registered:
+            # Imported here: the tracers module loads LangSmith's client, which an app that never instruments
+            # its whole process should not pay for on start-up.
+            from langchain_core.tracers.context import register_configure_hook
+
             register_configure_hook(
                 cast("ContextVar[Any | None]", _slot),
                 inheritable=True,

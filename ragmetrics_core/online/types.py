@@ -2,7 +2,8 @@
 
 Integrations run on the user's hot path, so they hand over cheap plain records (:class:`SampleDraft`,
 :class:`Origin`, :class:`SpanRef`); validation into a :class:`~ragmetrics_core.sample.RagSample` happens on
-the worker. Emitters receive one :class:`EvaluationRecord` per evaluated (or failed) submission, already
+the worker. This module imports nothing of ours at run time (tested): the pydantic models load with the worker.
+Emitters receive one :class:`EvaluationRecord` per evaluated (or failed) submission, already
 redacted and size-capped, its sample as a :class:`SampleView`.
 """
 
@@ -10,11 +11,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
-from ragmetrics_core.online.privacy import Redactor
-from ragmetrics_core.results import EvaluationResult, MetricScore, Usage
-from ragmetrics_core.sample import Context, RagSample
+if TYPE_CHECKING:  # pydantic models and the redactor: the worker's business, never loaded on the app's hot path
+    from ragmetrics_core.online.privacy import Redactor
+    from ragmetrics_core.results import EvaluationResult, MetricScore, Usage
+    from ragmetrics_core.sample import RagSample
 
 
 @dataclass(slots=True, frozen=True)
@@ -37,6 +39,8 @@ class SampleDraft:
 
     def to_sample(self, sample_id: str | None = None) -> RagSample:
         """Validate into a :class:`RagSample` (raises pydantic's ``ValidationError`` on bad types)."""
+        from ragmetrics_core.sample import Context, RagSample
+
         return RagSample(
             id=sample_id,
             user_input=self.user_input,
