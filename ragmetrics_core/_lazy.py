@@ -1,4 +1,4 @@
-"""Names a package exports without importing them: each is loaded from its module on first access.
+"""Names a package exports without importing them (each loaded from its module on first access), and old names.
 
 Keeps ``import ragmetrics_core`` (and everything an integration imports under it) cheap: a LangChain handler
 that only snapshots text must not load the engine, the judges and the report on the app's start-up. Old names
@@ -12,7 +12,9 @@ import types
 import warnings
 from collections.abc import Mapping
 from importlib import import_module
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
+
+T = TypeVar("T")
 
 
 class Renamed(NamedTuple):
@@ -62,3 +64,19 @@ def lazy_package(name: str, exports: Mapping[str, str], renamed: Mapping[str, Re
     package.__class__ = _LazyPackage
     object.__setattr__(package, "_lazy_exports", dict(exports))
     object.__setattr__(package, "_lazy_renamed", dict(renamed or {}))
+
+
+
+def renamed_keyword(owner: str, old: str, old_value: T | None, new: str, new_value: T | None) -> T | None:
+    """The value of a keyword argument renamed from ``old`` to ``new``: ``old`` is still accepted for one release,
+    with a ``DeprecationWarning`` (both default to ``None``; passing both is an error)."""
+    if old_value is None:
+        return new_value
+    if new_value is not None:
+        raise TypeError(f"{owner}: pass {new}= only ({old}= is its deprecated old name)")
+    warnings.warn(
+        f"{owner}({old}=...) is deprecated and will be removed in the next release; use {new}=",
+        DeprecationWarning,
+        stacklevel=3,
+    )
+    return old_value

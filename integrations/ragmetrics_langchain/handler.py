@@ -22,6 +22,7 @@ import logging
 import sys
 import threading
 import time
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -29,6 +30,7 @@ from uuid import UUID
 
 from langchain_core.callbacks import BaseCallbackHandler
 
+from ragmetrics_core._lazy import renamed_keyword
 from ragmetrics_core.online.capture import active_span
 from ragmetrics_core.online.types import SampleSink, SpanRef
 from ragmetrics_langchain.extract import describe, input_text, plain_run_metadata
@@ -72,8 +74,9 @@ class RagMetricsCallbackHandler(BaseCallbackHandler):
     for the whole process with :func:`ragmetrics_langchain.instrument`.
 
     Args:
-        evaluator: where samples go (any :class:`~ragmetrics_core.online.types.SampleSink`); ``None`` uses
-            the process-wide default ``OnlineEvaluator``.
+        pipeline: where samples go (any :class:`~ragmetrics_core.online.types.SampleSink`, usually an
+            :class:`~ragmetrics_core.online.OnlinePipeline`); ``None`` uses the process-wide default one.
+            ``evaluator=`` is its deprecated old name.
         input_key: the key of the question in dict inputs (default: ``question``, ``input``, ``query``,
             ``user_input``, ``messages``, or the only key).
         answer_key: the key of the answer in dict outputs (default: ``answer``, ``output``, ``result``,
@@ -96,7 +99,7 @@ class RagMetricsCallbackHandler(BaseCallbackHandler):
 
     def __init__(
         self,
-        evaluator: SampleSink | None = None,
+        pipeline: SampleSink | None = None,
         *,
         input_key: str | None = None,
         answer_key: str | None = None,
@@ -105,8 +108,10 @@ class RagMetricsCallbackHandler(BaseCallbackHandler):
         max_runs: int = 10_000,
         run_ttl_s: float = 3_600.0,
         require_retrieval: bool = True,
+        evaluator: SampleSink | None = None,
     ) -> None:
         super().__init__()
+        pipeline = renamed_keyword("RagMetricsCallbackHandler", "evaluator", evaluator, "pipeline", pipeline)
         for name, number in (("max_text_chars", max_text_chars), ("max_runs", max_runs)):
             if isinstance(number, bool) or not isinstance(number, int):
                 raise TypeError(f"{name} must be an int, got {type(number).__name__}")
@@ -123,13 +128,13 @@ class RagMetricsCallbackHandler(BaseCallbackHandler):
         for name, key in (("input_key", input_key), ("answer_key", answer_key)):
             if key is not None and not isinstance(key, str):
                 raise TypeError(f"{name} must be a string or None, got {type(key).__name__}")
-        if evaluator is None:
+        if pipeline is None:
             from ragmetrics_langchain.defaults import default_sink
 
-            evaluator = default_sink()
-        elif not callable(getattr(evaluator, "submit", None)):
-            raise TypeError(f"evaluator must have a submit(draft, origin) method, got {type(evaluator).__name__}")
-        self.evaluator: SampleSink = evaluator
+            pipeline = default_sink()
+        elif not callable(getattr(pipeline, "submit", None)):
+            raise TypeError(f"pipeline must have a submit(draft, origin) method, got {type(pipeline).__name__}")
+        self.pipeline: SampleSink = pipeline
         self._options = CaptureOptions(
             input_key=input_key,
             answer_key=answer_key,
@@ -151,6 +156,16 @@ class RagMetricsCallbackHandler(BaseCallbackHandler):
             0,
         )
         self._last_logged: dict[str, float] = {}
+
+    @property
+    def evaluator(self) -> SampleSink:
+        """Deprecated old name of :attr:`pipeline`."""
+        warnings.warn(
+            "RagMetricsCallbackHandler.evaluator is deprecated and will be removed in the next release; use .pipeline",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return self.pipeline
 
     # -- chain events -------------------------------------------------------------------------------
 
@@ -316,7 +331,7 @@ class RagMetricsCallbackHandler(BaseCallbackHandler):
                 record.span = own
         draft, origin = build(record, outputs, self._options)
         try:
-            self.evaluator.submit(draft, origin)
+            self.pipeline.submit(draft, origin)
         except Exception as error:  # the sink contract says it never raises; we do not rely on it
             self._count("submit_failures")
             self._log_failure("submit", error)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ragmetrics_core._lazy import lazy_package
+from ragmetrics_core._lazy import Renamed, lazy_package
 
 if TYPE_CHECKING:
     from ragmetrics_core.online.capture import current_origin
@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from ragmetrics_core.online.emitters.jsonl import JsonlEmitter
     from ragmetrics_core.online.emitters.otel import OtelEmitter
     from ragmetrics_core.online.emitters.phoenix import PhoenixEmitter
-    from ragmetrics_core.online.evaluator import OnlineEvaluator
+    from ragmetrics_core.online.evaluator import OnlinePipeline
     from ragmetrics_core.online.privacy import PrivacyOptions
     from ragmetrics_core.online.sampler import Route, Sampler
     from ragmetrics_core.online.stats import OnlineStats
@@ -35,6 +35,8 @@ if TYPE_CHECKING:
     )
     from ragmetrics_core.scrub import scrub_secrets
 
+    OnlineEvaluator = OnlinePipeline  # deprecated name, see _RENAMED
+
 _TYPES = "ragmetrics_core.online.types"
 _EXPORTS = {
     "current_origin": "ragmetrics_core.online.capture",
@@ -43,7 +45,7 @@ _EXPORTS = {
     "JsonlEmitter": "ragmetrics_core.online.emitters.jsonl",
     "OtelEmitter": "ragmetrics_core.online.emitters.otel",
     "PhoenixEmitter": "ragmetrics_core.online.emitters.phoenix",
-    "OnlineEvaluator": "ragmetrics_core.online.evaluator",
+    "OnlinePipeline": "ragmetrics_core.online.evaluator",
     "PrivacyOptions": "ragmetrics_core.online.privacy",
     **dict.fromkeys(("Route", "Sampler"), "ragmetrics_core.online.sampler"),
     "OnlineStats": "ragmetrics_core.online.stats",
@@ -55,7 +57,10 @@ _EXPORTS = {
     "scrub_secrets": "ragmetrics_core.scrub",
 }
 
-lazy_package(__name__, _EXPORTS)
+# Old names, served with a DeprecationWarning for one release.
+_RENAMED = {"OnlineEvaluator": Renamed("ragmetrics_core.online", "OnlinePipeline")}
+
+lazy_package(__name__, _EXPORTS, _RENAMED)
 
 
 __all__ = [
@@ -66,7 +71,7 @@ __all__ = [
     "EmitterStats",
     "EvaluationRecord",
     "JsonlEmitter",
-    "OnlineEvaluator",
+    "OnlinePipeline",
     "OnlineStats",
     "Origin",
     "OtelEmitter",

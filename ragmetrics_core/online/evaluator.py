@@ -1,4 +1,4 @@
-"""OnlineEvaluator: take samples from the app's hot path, score them in the background, emit telemetry.
+"""OnlinePipeline: take samples from the app's hot path, score them in the background, emit telemetry.
 
 ``submit`` does a sampling decision and a bounded ``deque.append`` under one short lock and returns; no
 I/O, no validation, no allocation beyond the queued tuple. A worker thread with its own asyncio loop does
@@ -44,7 +44,7 @@ def _default_evaluator() -> AsyncEvaluator:
 
 @dataclass(slots=True, eq=False)
 class _State:
-    """What an :class:`OnlineEvaluator` changes as it runs, in one object so that a forked child replaces it
+    """What an :class:`OnlinePipeline` changes as it runs, in one object so that a forked child replaces it
     whole (its inherited locks may be held by threads that do not exist in the child, its counts are the
     parent's). ``lock`` guards the counters, the queue and ``idle``; ``start_lock`` guards ``worker`` and
     ``runners``; ``cond`` (on ``lock``) is notified when the queue is empty and nothing is in flight."""
@@ -75,8 +75,9 @@ class _State:
         self.cond = threading.Condition(self.lock)
 
 
-class OnlineEvaluator:
-    """Scores sampled production traffic off the hot path.
+class OnlinePipeline:
+    """Scores sampled production traffic off the hot path: sampling, a bounded queue, a worker running the
+    evaluator, and the emitters. (Called ``OnlineEvaluator`` before; that name is a deprecated alias.)
 
     Args:
         evaluator: anything with ``async aevaluate(sample) -> EvaluationResult``; by default the engine's
@@ -253,7 +254,7 @@ class OnlineEvaluator:
     def closed(self) -> bool:
         return self._closed
 
-    def __enter__(self) -> OnlineEvaluator:
+    def __enter__(self) -> OnlinePipeline:
         return self
 
     def __exit__(self, *exc_info: object) -> None:
@@ -387,7 +388,7 @@ class OnlineEvaluator:
 class _Ledger:
     """The worker's view of the owner's accounting (kept off the public API)."""
 
-    def __init__(self, owner: OnlineEvaluator) -> None:
+    def __init__(self, owner: OnlinePipeline) -> None:
         self._owner = owner
 
     def take(self) -> Submission | None:
@@ -413,10 +414,24 @@ def _emitter_name(emitter: Emitter) -> str:
     return name if isinstance(name, str) and name else type(emitter).__name__
 
 
-def _after_fork_callback(ref: weakref.ReferenceType[OnlineEvaluator]) -> Callable[[], None]:
+def _after_fork_callback(ref: weakref.ReferenceType[OnlinePipeline]) -> Callable[[], None]:
     def reset() -> None:
         evaluator = ref()
         if evaluator is not None:
             evaluator._after_fork_in_child()
 
     return reset
+
+
+def __getattr__(name: str) -> object:
+    """``OnlineEvaluator``, the old name of :class:`OnlinePipeline`, for one release."""
+    if name == "OnlineEvaluator":
+        import warnings
+
+        warnings.warn(
+            "OnlineEvaluator is deprecated and will be removed in the next release; use OnlinePipeline",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return OnlinePipeline
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
