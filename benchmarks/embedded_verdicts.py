@@ -16,8 +16,9 @@ import json
 import random
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO_ROOT))
@@ -87,30 +88,59 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{len(current)} samples dumped to {args.path}")
         return 0
     before: dict[str, Any] = json.loads(args.path.read_text(encoding="utf-8"))
-    checks = verdict_diffs = other_diffs = 0
+    differences = compare(before, current)
+    return 1 if differences.verdicts else 0
+
+
+@dataclass
+class Differences:
+    checks: int = 0
+    verdicts: int = 0
+    """Verdict, shape (claim or chunk counts) and evidence differences: what makes a run differ."""
+    details: int = 0
+    """Confidence, rationale or support differences with the same verdict."""
+
+
+def compare(before: dict[str, Any], current: dict[str, Any], out: TextIO = sys.stdout) -> Differences:
+    """Print each difference between two dumps and count them. Two dumps with different claim or chunk counts
+    (a claim split differently) are a difference of shape, reported as such, never compared pairwise."""
+    found = Differences()
     for name, old in before.items():
-        new = current[name]
+        new = current.get(name)
+        if new is None:
+            found.verdicts += 1
+            print(f"MISSING {name}: in the dump, not in this run's samples", file=out)
+            continue
         for part in ("scores", "explanations"):  # a dump without them compares verdicts only
             old.setdefault(part, new[part])
         for part in _MATRICES:
-            for old_row, new_row in zip(old.get(part, []), new.get(part, []), strict=True):
-                for old_check, new_check in zip(old_row, new_row, strict=True):
-                    checks += 1
-                    new_check = new_check[: len(old_check)]  # a dump made before checks carried support
-                    if old_check[0] != new_check[0]:
-                        verdict_diffs += 1
-                        print(f"VERDICT {name} {part}: {old_check} -> {new_check}")
-                    elif old_check != new_check:
-                        other_diffs += 1
-                        if other_diffs <= 20:
-                            print(f"detail {name} {part}: {old_check} -> {new_check}")
+            _compare_matrix(name, part, old.get(part, []), new.get(part, []), found, out)
         for part in ("scores", "explanations", "claims", "reference_claims", "entities", "questions", "similarities"):
             if old[part] != new[part]:
-                verdict_diffs += 1
-                print(f"{part.upper()} {name}: {old[part]} -> {new[part]}")
-    print(f"{len(before)} samples, {checks} checks compared: {verdict_diffs} verdict/evidence differences, "
-          f"{other_diffs} confidence/rationale/support differences")
-    return 1 if verdict_diffs else 0
+                found.verdicts += 1
+                print(f"{part.upper()} {name}: {old[part]} -> {new[part]}", file=out)
+    print(f"{len(before)} samples, {found.checks} checks compared: {found.verdicts} verdict/evidence differences, "
+          f"{found.details} confidence/rationale/support differences", file=out)
+    return found
+
+
+def _compare_matrix(name: str, part: str, old: list[Any], new: list[Any], found: Differences, out: TextIO) -> None:
+    old_shape, new_shape = [len(row) for row in old], [len(row) for row in new]
+    if old_shape != new_shape:
+        found.verdicts += 1
+        print(f"SHAPE {name} {part}: {len(old)} rows of {old_shape} -> {len(new)} rows of {new_shape}", file=out)
+        return
+    for old_row, new_row in zip(old, new, strict=True):
+        for old_check, new_check in zip(old_row, new_row, strict=True):
+            found.checks += 1
+            new_check = new_check[: len(old_check)]  # a dump made before checks carried support
+            if old_check[0] != new_check[0]:
+                found.verdicts += 1
+                print(f"VERDICT {name} {part}: {old_check} -> {new_check}", file=out)
+            elif old_check != new_check:
+                found.details += 1
+                if found.details <= 20:
+                    print(f"detail {name} {part}: {old_check} -> {new_check}", file=out)
 
 
 if __name__ == "__main__":

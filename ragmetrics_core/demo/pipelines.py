@@ -40,7 +40,7 @@ def online_pipeline_available() -> bool:
 class DirectPipeline:
     """Collects samples and scores them with the evaluator when asked (no telemetry)."""
 
-    description = "scored directly with the Evaluator (no online pipeline or OpenTelemetry SDK installed: no telemetry)"
+    description = "scored directly with the Evaluator (no OpenTelemetry SDK installed: no telemetry)"
 
     def __init__(self, evaluator: Evaluator) -> None:
         self._evaluator = evaluator
@@ -64,7 +64,7 @@ class OnlinePipeline:
         from ragmetrics_core.online import CallbackEmitter, OtelEmitter
         from ragmetrics_core.online import OnlinePipeline as ScoringPipeline
 
-        self.description = f"scored by the OnlinePipeline in the background; telemetry to {telemetry.destination}"
+        self.description = "scored by the OnlinePipeline in the background"
         self._records: list[EvaluationRecord] = []
         self._online: ScoringPipeline = ScoringPipeline(
             evaluator,

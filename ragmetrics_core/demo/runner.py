@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
@@ -19,34 +20,24 @@ from ragmetrics_core.demo.pipelines import (
 from ragmetrics_core.engine import Evaluator
 from ragmetrics_core.results import EvaluationResult
 
-# (metric id, column title) shown per question.
+# (metric id, column title): the six scores that tell the scenarios apart (a grounded answer, a hallucination, noise
+# copied from an irrelevant chunk, a retrieval miss answered from the model's own knowledge). The HTML report the
+# demo writes has all fifteen, claim by claim.
 COLUMNS: tuple[tuple[str, str], ...] = (
-    ("overall_precision", "precision"),
-    ("overall_recall", "recall"),
     ("faithfulness", "faithful"),
     ("hallucination", "halluc."),
-    ("self_knowledge", "self_know"),
-    ("noise_sensitivity_irrelevant", "noise_irr"),
-    ("claim_recall", "claim_rec"),
-    ("chunk_precision", "chunk_prec"),
+    ("noise_sensitivity_irrelevant", "noise"),
+    ("self_knowledge", "self-know"),
+    ("claim_recall", "claim rec"),
+    ("overall_precision", "precision"),
 )
-# The other seven metrics, in a second table under the first (every score of the demo on one screen).
-MORE_COLUMNS: tuple[tuple[str, str], ...] = (
-    ("overall_f1", "f1"),
-    ("noise_sensitivity_relevant", "noise_rel"),
-    ("context_utilization", "ctx_util"),
-    ("context_precision", "ctx_prec"),
-    ("context_recall", "ctx_recall"),
-    ("context_entity_recall", "entity_rec"),
-    ("response_relevancy", "relevancy"),
-)
+WIDTH = 100
+"""The demo's console output fits terminals of this many columns."""
 LEGEND = (
-    "precision: share of the response's claims the reference supports; recall: share of the reference's claims",
-    "the response makes; faithful: share of response claims found in the chunks; halluc.: wrong and in no chunk;",
-    "self_know: right but in no chunk; noise_irr: wrong and copied from an irrelevant chunk (halluc. and noise_irr:",
-    "lower is better); claim_rec / chunk_prec: the retriever's recall of reference claims and share of relevant",
-    "chunks; noise_rel: wrong and copied from a relevant chunk (lower is better); ctx_*, entity_rec, relevancy:",
-    "the ragas-style metrics. — = undetermined.",
+    "faithful: share of the answer's claims found in the retrieved chunks; halluc.: wrong and in no",
+    "chunk; noise: wrong and copied from an irrelevant chunk; self-know: right but in no chunk (the",
+    "model's own knowledge); claim rec: share of the reference's claims the retriever found;",
+    "precision: share of the answer's claims the reference supports. — = undetermined.",
 )
 
 
@@ -75,9 +66,7 @@ def run_demo(
     else:
         pipeline = DirectPipeline(evaluator)
     if use_langchain and langchain_available():
-        app = (
-            "LangChain LCEL chain (InMemoryVectorStore retriever + scripted chat model) with RagMetricsCallbackHandler"
-        )
+        app = "LangChain LCEL chain with RagMetricsCallbackHandler (in-memory retriever, scripted chat model)"
         run_langchain_app(corpus, pipeline)
     else:
         reason = "--plain" if not use_langchain else "langchain-core or ragmetrics_langchain is not installed"
@@ -91,17 +80,19 @@ def run_demo(
     print(f"judge: {evaluator.judge.name}; {pipeline.description}", file=out)
     print(file=out)
     print(format_scores(corpus.questions, ordered), file=out)
-    if telemetry is not None and telemetry.files is not None:
-        print(file=out)
+    print(file=out)
+    if telemetry is not None:
         for line in telemetry.summary():
             print(line, file=out)
-    if report is not None:
-        from ragmetrics_core.report.html import write_report
+    from ragmetrics_core.report.html import write_report
 
-        results = [result for _, result in scored]
-        samples = {sample.id or "": sample for sample, _ in scored}
-        path = write_report(results, report, samples=samples, title="ragmetrics demo")
-        print(f"\nreport: {path}", file=out)
+    if report is None:
+        folder = telemetry.files[0].parent if telemetry is not None and telemetry.files is not None else None
+        report = Path(folder or tempfile.mkdtemp(prefix="ragmetrics-demo-")) / "report.html"
+    results = [result for _, result in scored]
+    samples = {sample.id or "": sample for sample, _ in scored}
+    path = write_report(results, report, samples=samples, title="ragmetrics demo")
+    print(f"report: {path} (all 15 metrics, claim by claim)", file=out)
     missing = sum(1 for item in ordered if item is None)
     if missing:
         print(f"ragmetrics demo: {missing} question(s) were not scored", file=err)
@@ -115,24 +106,24 @@ def _in_question_order(questions: Sequence[Question], scored: Scored) -> list[Ev
 
 
 def format_scores(questions: Sequence[Question], results: Sequence[EvaluationResult | None]) -> str:
-    """Two fixed-width tables: one row per question with its scenario and the headline metrics, then the same
-    questions by number with the other metrics."""
-    question_width = max(len(question.question) for question in questions)
+    """One fixed-width table, a row per question (its scenario and the six headline scores), then the questions by
+    number and a short legend; every line fits :data:`WIDTH` columns."""
     scenario_width = max(len(question.scenario) for question in questions)
-    header = f"{'#':>2}  {'scenario':<{scenario_width}}  {'question':<{question_width}}"
-    header += "".join(f"  {title:>10}" for _, title in COLUMNS)
+    header = f"{'#':>2}  {'scenario':<{scenario_width}}" + "".join(f" {title:>9}" for _, title in COLUMNS)
     lines = [header, "-" * len(header)]
-    more = [f"{'#':>2}" + "".join(f"  {title:>10}" for _, title in MORE_COLUMNS)]
     for number, (question, result) in enumerate(zip(questions, results, strict=True), start=1):
-        line = f"{number:>2}  {question.scenario:<{scenario_width}}  {question.question:<{question_width}}"
-        lines.append(line + _cells(result, COLUMNS))
-        more.append(f"{number:>2}" + _cells(result, MORE_COLUMNS))
-    return "\n".join([*lines, "", *more, "", *LEGEND])
+        lines.append(f"{number:>2}  {question.scenario:<{scenario_width}}" + _cells(result, COLUMNS))
+    asked = [_fit(f"{number:>2}  {question.question}") for number, question in enumerate(questions, start=1)]
+    return "\n".join([*lines, "", "questions:", *asked, "", *LEGEND])
+
+
+def _fit(line: str) -> str:
+    return line if len(line) <= WIDTH else line[: WIDTH - 1] + "…"
 
 
 def _cells(result: EvaluationResult | None, columns: Sequence[tuple[str, str]]) -> str:
     cells = ""
     for metric, _ in columns:
         value = None if result is None else result.score(metric)
-        cells += f"  {'—' if value is None else f'{value:.2f}':>10}"
+        cells += f" {'—' if value is None else f'{value:.2f}':>9}"
     return cells

@@ -40,29 +40,28 @@ class Telemetry:
             handle.close()
 
     def summary(self) -> list[str]:
-        """A few lines on what went to the files: counts per span name and event name, and one example event."""
+        """A few lines on where the telemetry went: per file, the counts per span name and event name and one
+        example event; or the OTLP endpoint. Each line fits a 100-column terminal (paths aside)."""
         if self.files is None:
-            return []
+            return [f"telemetry to {self.destination}"]
         spans_path, events_path = self.files
         spans = Counter(json.loads(line)["name"] for line in _lines(spans_path))
         events = [json.loads(line) for line in _lines(events_path)]
         kinds = Counter(str(event.get("attributes", {}).get("event.name", "log record")) for event in events)
         lines = [
-            "telemetry: " + ", ".join(f"{count} {name} span{'s' if count != 1 else ''}" for name, count in
-                                      sorted(spans.items())) + f" in {spans_path}",
-            "           " + ", ".join(f"{count} {name} event{'s' if count != 1 else ''}" for name, count in
-                                      sorted(kinds.items())) + f" in {events_path}",
+            f"telemetry (no {ENDPOINT_VARIABLE} set) in {spans_path.parent}/:",
+            f"  {spans_path.name:<13}" + ", ".join(f"{count} {name} span{'s' if count != 1 else ''}"
+                                                   for name, count in sorted(spans.items())),
+            f"  {events_path.name:<13}" + ", ".join(f"{count} {name} event{'s' if count != 1 else ''}"
+                                                    for name, count in sorted(kinds.items())),
         ]
         example = next((e["attributes"] for e in events if "gen_ai.evaluation.name" in e.get("attributes", {})), None)
         if example is not None:
             lines.append(
-                f"  e.g. {example['gen_ai.evaluation.name']} = {example.get('gen_ai.evaluation.score.value')}"
+                f"  {'':<13}e.g. {example['gen_ai.evaluation.name']} = {example.get('gen_ai.evaluation.score.value')}"
                 f" ({example.get('gen_ai.evaluation.score.label', 'no label')}), trace {_trace_of(events, example)}"
             )
-        lines.append(
-            f"  to see them beside the traces in Phoenix: `phoenix serve`, then {ENDPOINT_VARIABLE}=http://127.0.0.1:6006"
-            " ragmetrics demo (or --spans to print every span here)"
-        )
+        lines.append(f"Phoenix: `phoenix serve`, then {ENDPOINT_VARIABLE}=http://127.0.0.1:6006 ragmetrics demo")
         return lines
 
 

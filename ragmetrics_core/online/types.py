@@ -109,7 +109,7 @@ class Origin:
 
 
 class SampleSink(Protocol):
-    """Where integrations send what they captured; the :class:`OnlineEvaluator` is one."""
+    """Where integrations send what they captured; the :class:`OnlinePipeline` is one."""
 
     def submit(self, sample: RagSample | SampleDraft, origin: Origin | None = None) -> object:
         """Take the sample and return at once; never raise into the caller."""

@@ -291,6 +291,13 @@ _ANSWERS: dict[str, Callable[[dict[str, Any]], Answer]] = {
 # -- the server ---------------------------------------------------------------------------------------------
 
 
+class _ListeningServer(ThreadingHTTPServer):
+    # socketserver's listen backlog is 5: a client opening 32 connections at once has SYNs dropped and retried
+    # (1 s, then 3 s...), which understates throughput and, under the client's timeout, fails requests.
+    request_queue_size = 256
+    daemon_threads = True
+
+
 class FakeOpenAIServer:
     """``with FakeOpenAIServer() as server: ... server.base_url ...``"""
 
@@ -316,8 +323,7 @@ class FakeOpenAIServer:
         self._faults: dict[str, deque[Fault]] = {}
         self._lock = threading.Lock()
         self._stopping = threading.Event()
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
-        self._httpd.daemon_threads = True
+        self._httpd = _ListeningServer(("127.0.0.1", 0), self._handler_class())
         self._thread = threading.Thread(
             target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02}, name="fake-openai", daemon=True
         )

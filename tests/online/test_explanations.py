@@ -7,7 +7,7 @@ from typing import Any
 
 from ragmetrics_core.engine import Evaluator
 from ragmetrics_core.explain import metric_explanations
-from ragmetrics_core.online import CallbackEmitter, OnlineEvaluator, PhoenixEmitter, PrivacyOptions
+from ragmetrics_core.online import CallbackEmitter, OnlinePipeline, PhoenixEmitter, PrivacyOptions
 from ragmetrics_core.online.emitters import otel_attributes
 from ragmetrics_core.online.types import EvaluationRecord, Origin, SpanRef
 from ragmetrics_core.sample import Context, RagSample
@@ -34,7 +34,7 @@ def _one_record(privacy: PrivacyOptions | None = None) -> EvaluationRecord:
         records.append(record)
         done.set()
 
-    online = OnlineEvaluator(
+    online = OnlinePipeline(
         Evaluator(metrics=METRICS), emitters=[CallbackEmitter(keep)], privacy=privacy, evaluation_timeout_s=None
     )
     try:

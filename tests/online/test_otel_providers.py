@@ -15,11 +15,11 @@ from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, Spa
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 import ragmetrics_core.online.emitters as emitters_package
-from ragmetrics_core.online import OnlineEvaluator, OtelEmitter
+from ragmetrics_core.online import OnlinePipeline, OtelEmitter
 from ragmetrics_core.online.types import Origin, SpanRef
 from tests.online.conftest import paris_draft
 
-MakeOnline = Callable[..., OnlineEvaluator]
+MakeOnline = Callable[..., OnlinePipeline]
 
 
 def _emitter_threads() -> set[str]:

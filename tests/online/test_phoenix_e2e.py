@@ -1,6 +1,7 @@
 """End to end against a real Arize Phoenix server: spans over OTLP HTTP, scores as span annotations.
 
-Starts ``phoenix serve`` on 127.0.0.1 (free ports, a temporary working directory, telemetry off), sends the
+Starts ``phoenix serve`` with every port on 127.0.0.1 (free ports, a temporary working directory, telemetry off;
+``phoenix_loopback.py`` keeps its gRPC port off the other interfaces), sends the
 app's RAG span and our evaluation through the OpenTelemetry SDK's OTLP HTTP exporter, posts annotations
 with ``PhoenixEmitter``, and reads everything back through ``phoenix.client``.
 """
@@ -8,6 +9,7 @@ with ``PhoenixEmitter``, and reads everything back through ``phoenix.client``.
 from __future__ import annotations
 
 import importlib.util
+import ipaddress
 import os
 import socket
 import subprocess
@@ -22,7 +24,7 @@ import httpx
 import pytest
 
 from ragmetrics_core.engine import Evaluator
-from ragmetrics_core.online import OnlineEvaluator, OtelEmitter, PhoenixEmitter, current_origin
+from ragmetrics_core.online import OnlinePipeline, OtelEmitter, PhoenixEmitter, current_origin
 from ragmetrics_core.online import semconv as sc
 from ragmetrics_core.online.types import Origin
 from tests.online.conftest import METRICS, paris_draft
@@ -47,7 +49,8 @@ def free_port() -> int:
 
 
 @pytest.fixture(scope="module")
-def phoenix_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def phoenix_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, int]]:
+    """The server's URL and process id."""
     workdir = tmp_path_factory.mktemp("phoenix")
     port = free_port()
     env = {
@@ -60,12 +63,13 @@ def phoenix_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     }
     log = (workdir / "server.log").open("wb")
     server = subprocess.Popen(
-        [sys.executable, "-m", "phoenix.server.main", "serve"], env=env, stdout=log, stderr=subprocess.STDOUT
+        [sys.executable, str(Path(__file__).with_name("phoenix_loopback.py")), "serve"],
+        env=env, stdout=log, stderr=subprocess.STDOUT,
     )
     url = f"http://127.0.0.1:{port}"
     try:
         _wait_until_ready(server, url, workdir / "server.log")
-        yield url
+        yield url, server.pid
     finally:
         server.terminate()
         try:
@@ -74,6 +78,33 @@ def phoenix_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             server.kill()
             server.wait(timeout=10)
         log.close()
+
+
+@pytest.fixture(scope="module")
+def phoenix_url(phoenix_server: tuple[str, int]) -> str:
+    return phoenix_server[0]
+
+
+def test_every_port_phoenix_listens_on_is_on_loopback(phoenix_server: tuple[str, int]) -> None:
+    import psutil
+
+    _, pid = phoenix_server
+    process = psutil.Process(pid)
+    listening = [
+        connection.laddr
+        for member in (process, *process.children(recursive=True))
+        for connection in member.net_connections(kind="inet")
+        if connection.status == psutil.CONN_LISTEN
+    ]
+    assert len(listening) >= 2  # HTTP (UI, OTLP/HTTP, REST) and OTLP/gRPC
+    assert all(_is_loopback(address.ip) for address in listening), listening
+
+
+def _is_loopback(ip: str) -> bool:
+    address = ipaddress.ip_address(ip)
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        return address.ipv4_mapped.is_loopback  # grpc binds 127.0.0.1 through an IPv6 socket: ::ffff:127.0.0.1
+    return address.is_loopback
 
 
 def _wait_until_ready(server: subprocess.Popen[bytes], url: str, log: Path) -> None:
@@ -141,7 +172,7 @@ def test_scores_reach_phoenix_under_the_apps_own_span(phoenix_url: str) -> None:
 
     project = f"ragmetrics-app-{uuid.uuid4().hex[:8]}"
     provider = tracer_provider(phoenix_url, project)
-    online = OnlineEvaluator(
+    online = OnlinePipeline(
         Evaluator(judge=ScriptedJudge(), metrics=list(METRICS)),
         emitters=[OtelEmitter(tracer_provider=provider, log_events=False), PhoenixEmitter(base_url=phoenix_url)],
     )
@@ -179,7 +210,7 @@ def test_without_app_tracing_the_created_rag_span_carries_the_scores(phoenix_url
 
     project = f"ragmetrics-untraced-{uuid.uuid4().hex[:8]}"
     provider = tracer_provider(phoenix_url, project)
-    online = OnlineEvaluator(
+    online = OnlinePipeline(
         Evaluator(judge=ScriptedJudge(), metrics=list(METRICS)),
         emitters=[OtelEmitter(tracer_provider=provider, log_events=False), PhoenixEmitter(base_url=phoenix_url)],
     )
