@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ragmetrics_core.aggregate import AggregationMode
 from ragmetrics_core.batch import BatchRun, evaluate_file
 from ragmetrics_core.formats.errors import InputError, RowError
 from ragmetrics_core.judge_factory import JudgeSettings
 from ragmetrics_core.judges.base import Judge
 from ragmetrics_core.metrics import MetricOptions
-from ragmetrics_core.report.summary import AggregateMode
 
 
 def evaluate(
@@ -23,7 +23,7 @@ def evaluate(
     concurrency: int = 4,
     progress: bool | None = None,
     skip_bad_rows: bool = False,
-    aggregate_mode: AggregateMode | None = None,
+    aggregate_mode: AggregationMode | str | None = None,
 ) -> BatchRun:
     """Score every sample of ``data`` and return the run: ``.results``, ``.summary()``, ``.to_pandas()``.
 

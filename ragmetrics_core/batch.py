@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from ragmetrics_core.aggregate import MetricAggregate
+from ragmetrics_core.aggregate import AggregationMode, MetricAggregate
 from ragmetrics_core.engine import AsyncEvaluator, Evaluator, run_sync
 from ragmetrics_core.formats import InputFormat, LoadedSample, RowError, iter_samples
 from ragmetrics_core.formats.loader import STDIN, Source
@@ -30,7 +30,7 @@ from ragmetrics_core.judges.base import Judge, Usage
 from ragmetrics_core.judges.quota import BUDGET_EXHAUSTED
 from ragmetrics_core.metrics import METRICS, RAGCHECKER_METRICS
 from ragmetrics_core.report.data import DETAIL_LIMIT, DetailRow, ReportData
-from ragmetrics_core.report.summary import AggregateMode, summary_of
+from ragmetrics_core.report.summary import summary_of
 from ragmetrics_core.results import EvaluationResult
 from ragmetrics_core.runner import StopFlag, score_many
 from ragmetrics_core.sample import RagSample
@@ -73,7 +73,7 @@ class BatchRun:
     """Samples not evaluated because the run retried only failed ones (``only_failed``) and these had no row."""
     interrupted: bool = False
     out: Path | None = None
-    aggregate_mode: AggregateMode = "determined"
+    aggregate_mode: AggregationMode = AggregationMode.DETERMINED
     keep_results: bool = True
     report: ReportData = field(default_factory=ReportData)
     """Figures over every sample done and the first ones in full: what ``--report`` draws."""
@@ -161,7 +161,7 @@ def evaluate_file(
     limit: int | None = None,
     progress: bool | None = None,
     on_row_error: Callable[[RowError], None] | None = None,
-    aggregate_mode: AggregateMode | None = None,
+    aggregate_mode: AggregationMode | str | None = None,
     keep_results: bool = True,
     engine: FileEngine | None = None,
     only_failed: bool = False,
@@ -208,7 +208,7 @@ def evaluate_file(
     from_ragchecker = format == "ragchecker" or plan.saw_evidence
     if metrics is None and from_ragchecker:
         metrics = RAGCHECKER_METRICS
-    run.aggregate_mode = aggregate_mode or ("ragchecker" if from_ragchecker else "determined")
+    run.aggregate_mode = AggregationMode(aggregate_mode or ("ragchecker" if from_ragchecker else "determined"))
     if plan.saw_evidence and engine is not None:
         raise ValueError("RAGChecker input carries its own claims and verdicts: score it in one process")
     if evaluator is None and engine is None:

@@ -15,12 +15,11 @@ from html import escape
 from importlib import resources
 from pathlib import Path
 
-from ragmetrics_core.aggregate import MetricAggregate, RunningAggregate
+from ragmetrics_core.aggregate import AggregationMode, MetricAggregate, RunningAggregate
 from ragmetrics_core.formats.errors import RowError
 from ragmetrics_core.report.data import DETAIL_LIMIT, ReportData, report_data
 from ragmetrics_core.report.summary import (
     DIAGNOSTIC_GROUPS,
-    AggregateMode,
     format_usage,
     summary_of,
     undetermined_reasons,
@@ -63,7 +62,7 @@ def write_report(
     *,
     samples: Mapping[str, RagSample] | None = None,
     title: str = "ragmetrics report",
-    aggregate_mode: AggregateMode = "determined",
+    aggregate_mode: AggregationMode | str = AggregationMode.DETERMINED,
     errors: Sequence[RowError] = (),
     lines: Mapping[str, int] | None = None,
     max_samples: int | None = DETAIL_LIMIT,
@@ -84,7 +83,7 @@ def write_report_data(
     path: str | Path,
     *,
     title: str = "ragmetrics report",
-    aggregate_mode: AggregateMode = "determined",
+    aggregate_mode: AggregationMode | str = AggregationMode.DETERMINED,
 ) -> Path:
     """Write the report of ``data`` (see :mod:`ragmetrics_core.report.data`) to ``path`` and return the path."""
     target = Path(path)
@@ -98,7 +97,7 @@ def render_report(
     *,
     samples: Mapping[str, RagSample] | None = None,
     title: str = "ragmetrics report",
-    aggregate_mode: AggregateMode = "determined",
+    aggregate_mode: AggregationMode | str = AggregationMode.DETERMINED,
     errors: Sequence[RowError] = (),
     lines: Mapping[str, int] | None = None,
     max_samples: int | None = DETAIL_LIMIT,
@@ -109,7 +108,10 @@ def render_report(
 
 
 def render_report_data(
-    data: ReportData, *, title: str = "ragmetrics report", aggregate_mode: AggregateMode = "determined"
+    data: ReportData,
+    *,
+    title: str = "ragmetrics report",
+    aggregate_mode: AggregationMode | str = AggregationMode.DETERMINED,
 ) -> str:
     """The report of ``data`` as an HTML string."""
     figures = data.figures

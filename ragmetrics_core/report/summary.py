@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Literal
 
-from ragmetrics_core.aggregate import MetricAggregate, RunningAggregate
+from ragmetrics_core.aggregate import AggregationMode, MetricAggregate, RunningAggregate
 from ragmetrics_core.formats.ragchecker import RAGCHECKER_GROUPS
 from ragmetrics_core.judges.base import Usage
 from ragmetrics_core.results import Direction, EvaluationResult
-
-AggregateMode = Literal["determined", "ragchecker"]
 
 # RAGChecker's diagnostic grouping: whole-answer quality, then what the retriever and the generator did.
 DIAGNOSTIC_GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = tuple(
@@ -18,7 +15,9 @@ DIAGNOSTIC_GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = tuple(
 )
 
 
-def summarize(results: Iterable[EvaluationResult], mode: AggregateMode = "determined") -> list[MetricAggregate]:
+def summarize(
+    results: Iterable[EvaluationResult], mode: AggregationMode | str = AggregationMode.DETERMINED
+) -> list[MetricAggregate]:
     """Per metric: the mean over the samples that determined it (``determined``), or over every sample
     with undetermined counted as 0 (``ragchecker``, as RAGChecker reports), plus the counts and direction.
     Samples whose whole evaluation failed are left out."""
@@ -28,7 +27,9 @@ def summarize(results: Iterable[EvaluationResult], mode: AggregateMode = "determ
     return summary_of(running, mode)
 
 
-def summary_of(running: RunningAggregate, mode: AggregateMode = "determined") -> list[MetricAggregate]:
+def summary_of(
+    running: RunningAggregate, mode: AggregationMode | str = AggregationMode.DETERMINED
+) -> list[MetricAggregate]:
     """:func:`summarize` of the results ``running`` was given (built with ``skip_failed=True``)."""
     return list(running.report(mode).metrics.values())
 
@@ -77,3 +78,19 @@ def format_usage(usage: Usage) -> str:
     else:
         cost = "unknown (no price for this model; pass --price)"
     return f"judge usage: {', '.join(parts)}; estimated cost: {cost}"
+
+
+def __getattr__(name: str) -> object:
+    """``AggregateMode``, the old second name of :class:`~ragmetrics_core.aggregate.AggregationMode`, for one
+    release (it was a ``Literal`` of the same two values; the enum accepts those strings)."""
+    if name == "AggregateMode":
+        import warnings
+
+        warnings.warn(
+            "AggregateMode is deprecated and will be removed in the next release; use "
+            "ragmetrics_core.AggregationMode (its values are the same strings)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return AggregationMode
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

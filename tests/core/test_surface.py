@@ -75,3 +75,14 @@ def test_the_handlers_take_pipeline_and_still_accept_evaluator() -> None:
         RagMetricsCallbackHandler(sink, evaluator=sink)
     hints = typing.get_type_hints(RagMetricsCallbackHandler.__init__)
     assert "pipeline" in hints
+
+
+def test_one_aggregation_mode_type_and_the_old_literal_name_warns() -> None:
+    from ragmetrics_core import AggregationMode, aggregate
+    from ragmetrics_core.report import summary
+
+    with pytest.warns(DeprecationWarning, match="AggregationMode"):
+        assert summary.AggregateMode is AggregationMode
+    assert aggregate([], "ragchecker").mode is AggregationMode.RAGCHECKER  # the strings still work
+    with pytest.raises(ValueError):
+        aggregate([], "median")

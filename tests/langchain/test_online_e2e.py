@@ -166,8 +166,8 @@ def test_instrumented_process_scores_every_chain(
 
 def test_handlers_without_an_evaluator_share_one_default_pipeline() -> None:
     first, second = RagMetricsCallbackHandler(), RagMetricsCallbackHandler()
-    assert first.evaluator is second.evaluator is default_sink()
-    assert isinstance(first.evaluator, OnlinePipeline)
+    assert first.pipeline is second.pipeline is default_sink()
+    assert isinstance(first.pipeline, OnlinePipeline)
 
 
 def test_embedded_judge_tells_a_grounded_answer_from_a_hallucinated_one(

@@ -167,7 +167,7 @@ async def test_concurrent_queries_each_get_their_own_evaluation(index: VectorSto
 
 def test_without_an_evaluator_the_default_online_pipeline_scores_the_queries(index: VectorStoreIndex) -> None:
     instrumentor = RagMetricsInstrumentor().instrument()
-    online = instrumentor.evaluator
+    online = instrumentor.pipeline
     try:
         assert isinstance(online, OnlinePipeline)
         index.as_query_engine(llm=MockLLM(max_tokens=4)).query("capital of Italy")
