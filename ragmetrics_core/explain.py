@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from ragmetrics_core.construct import builder
 from ragmetrics_core.evidence import Check, Evidence, EvidencePart, Premise, Verdict, checks_of
@@ -61,56 +62,71 @@ def explain(evidence: Evidence, sample: RagSample) -> list[ClaimExplanation]:
     return explanations
 
 
+class _RowReading(NamedTuple):
+    """What one claim's row of chunk checks says: the chunks that entail or contradict it (their rationales,
+    numbered from 1 as the judges number them), and the verdict and graded strengths the category is read from."""
+
+    supporting: list[int]
+    contradicting: list[int]
+    rationales: list[str]
+    verdicts: list[float]
+    graded: list[float]
+
+
+def _read_row(row: list[Check] | None) -> _RowReading:
+    # One pass over the row: this runs for every claim of every scored sample.
+    reading = _RowReading([], [], [], [], [])
+    for j, check in enumerate(row or ()):
+        reading.graded.append(_GRADED(check))
+        reading.verdicts.append(_VERDICT(check))
+        verdict = check.verdict
+        if verdict is Verdict.NEUTRAL:
+            continue
+        (reading.supporting if verdict is Verdict.ENTAILED else reading.contradicting).append(j)
+        if check.rationale:
+            reading.rationales.append(f"chunk {j + 1}: {check.rationale}")
+    return reading
+
+
 def _explanation(
     source: str, index: int, text: str, against: Check | None, row: list[Check] | None, joint: Check | None,
     relevance: list[float] | None, graded_relevance: list[float] | None,
 ) -> ClaimExplanation:
     """``relevance`` (the chunks' relevance at the judge's verdicts) is given for response claims, whose category
     it decides together with the verdicts against the reference and the chunks."""
-    # Chunks are numbered from 1 in text, as the judges' own rationales number them.
     premise = "reference" if source == "response" else "response"
     rationales = [f"{premise}: {against.rationale}"] if against is not None and against.rationale else []
-    # One pass over the row (this runs for every claim of every scored sample): what the chunks say, and the
-    # verdict and graded strengths the category and the grounding are read from.
-    supporting: list[int] = []
-    contradicting: list[int] = []
-    chunk_rationales: list[str] = []
-    verdicts: list[float] = []
-    graded: list[float] = []
-    for j, check in enumerate(row or ()):
-        graded.append(_GRADED(check))
-        verdicts.append(_VERDICT(check))
-        verdict = check.verdict
-        if verdict is Verdict.NEUTRAL:
-            continue
-        (supporting if verdict is Verdict.ENTAILED else contradicting).append(j)
-        if check.rationale:
-            chunk_rationales.append(f"chunk {j + 1}: {check.rationale}")
-    if joint is not None and joint.rationale and not supporting:
+    chunks = _read_row(row)
+    if joint is not None and joint.rationale and not chunks.supporting:
         rationales.append(f"all chunks: {joint.rationale}")
-    rationales.extend(chunk_rationales)
+    rationales.extend(chunks.rationales)
     category = shares = None
     if relevance is not None and graded_relevance is not None and against is not None and row is not None:
-        category = categorize(
-            _VERDICT(against), verdicts, None if joint is None else _VERDICT(joint), relevance
-        ).value
-        measures = category_measures(
-            _GRADED(against), graded, None if joint is None else _GRADED(joint), graded_relevance
-        )
-        shares = {name.value: round(share, 4) for name, share in measures.items() if share > 0}
+        category, shares = _categorised(against, chunks, joint, relevance, graded_relevance)
     return _new_explanation({
         "source": source,
         "index": index,
         "text": text,
         "against_reference": None if against is None else against.verdict,
-        "supporting_chunks": supporting,
-        "contradicting_chunks": contradicting,
+        "supporting_chunks": chunks.supporting,
+        "contradicting_chunks": chunks.contradicting,
         "supported_by_contexts_jointly": None if joint is None else joint.entailed,
-        "grounding": None if row is None else grounding(graded, None if joint is None else _GRADED(joint)),
+        "grounding": None if row is None else grounding(chunks.graded, None if joint is None else _GRADED(joint)),
         "category": category,
         "category_shares": shares,
         "rationale": " | ".join(rationales) or None,
     })
+
+
+def _categorised(
+    against: Check, chunks: _RowReading, joint: Check | None, relevance: list[float], graded_relevance: list[float]
+) -> tuple[str, dict[str, float]]:
+    """A response claim's category at the judge's verdicts, and its graded shares of every category it touches."""
+    category = categorize(_VERDICT(against), chunks.verdicts, None if joint is None else _VERDICT(joint), relevance)
+    measures = category_measures(
+        _GRADED(against), chunks.graded, None if joint is None else _GRADED(joint), graded_relevance
+    )
+    return category.value, {name.value: round(share, 4) for name, share in measures.items() if share > 0}
 
 
 def _at(values: list[Check] | None, index: int) -> Check | None:
