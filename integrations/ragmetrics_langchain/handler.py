@@ -24,7 +24,7 @@ import threading
 import time
 import warnings
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, fields
 from typing import Any
 from uuid import UUID
 
@@ -34,7 +34,7 @@ from ragmetrics_core._lazy import renamed_keyword
 from ragmetrics_core.online.capture import active_span
 from ragmetrics_core.online.types import SampleSink, SpanRef
 from ragmetrics_langchain.extract import describe, input_text, plain_run_metadata
-from ragmetrics_langchain.runs import CaptureOptions, RootRun, RunTable, build
+from ragmetrics_langchain.runs import CaptureOptions, RootRun, RunTable, RunTableStats, build
 
 logger = logging.getLogger("ragmetrics.langchain")
 
@@ -48,23 +48,19 @@ def _is_interrupt(error: BaseException) -> bool:
 
 
 @dataclass(slots=True, frozen=True)
-class HandlerStats:
-    """Counters since the handler was created (plus the live state of the run table)."""
+class HandlerStats(RunTableStats):
+    """Counters since the handler was created: the handler's own below, and the run table's live state and
+    evictions (:class:`~ragmetrics_langchain.runs.RunTableStats`, whose fields it has)."""
 
-    runs_started: int
     samples_submitted: int
     skipped_no_retrieval: int
     runs_failed: int
     runs_interrupted: int
-    runs_resumed: int
     submit_failures: int
     callback_failures: int
-    live_runs: int
-    tracked_children: int
-    parked_interrupted: int
-    evicted_expired: int
-    evicted_overflow: int
-    ignored_orphans: int
+
+
+_OWN_COUNTERS = tuple(f.name for f in fields(HandlerStats) if f.name not in {f.name for f in fields(RunTableStats)})
 
 
 class RagMetricsCallbackHandler(BaseCallbackHandler):
@@ -144,17 +140,7 @@ class RagMetricsCallbackHandler(BaseCallbackHandler):
         self._require_retrieval = require_retrieval
         self._runs = RunTable(max_runs=max_runs, run_ttl_s=run_ttl_s)
         self._counts_lock = threading.Lock()
-        self._counts: dict[str, int] = dict.fromkeys(
-            (
-                "samples_submitted",
-                "skipped_no_retrieval",
-                "runs_failed",
-                "runs_interrupted",
-                "submit_failures",
-                "callback_failures",
-            ),
-            0,
-        )
+        self._counts: dict[str, int] = dict.fromkeys(_OWN_COUNTERS, 0)
         self._last_logged: dict[str, float] = {}
 
     @property
@@ -262,18 +248,7 @@ class RagMetricsCallbackHandler(BaseCallbackHandler):
     def stats(self) -> HandlerStats:
         with self._counts_lock:
             counts = dict(self._counts)
-        table = self._runs.stats()
-        return HandlerStats(
-            **counts,
-            runs_started=table.runs_started,
-            runs_resumed=table.runs_resumed,
-            live_runs=table.live_runs,
-            tracked_children=table.tracked_children,
-            parked_interrupted=table.parked_interrupted,
-            evicted_expired=table.evicted_expired,
-            evicted_overflow=table.evicted_overflow,
-            ignored_orphans=table.ignored_orphans,
-        )
+        return HandlerStats(**counts, **asdict(self._runs.stats()))
 
     # -- internals ----------------------------------------------------------------------------------
 

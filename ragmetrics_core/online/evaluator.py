@@ -75,6 +75,12 @@ class _State:
         self.cond = threading.Condition(self.lock)
 
 
+_COUNTERS = tuple(
+    f.name for f in dataclasses.fields(OnlineStats) if f.type == "int" and f.name in _State.__dataclass_fields__
+)
+"""The counts :class:`_State` keeps and :class:`OnlineStats` reports as they are, named once (by OnlineStats)."""
+
+
 class OnlinePipeline:
     """Scores sampled production traffic off the hot path: sampling, a bounded queue, a worker running the
     evaluator, and the emitters. (Called ``OnlineEvaluator`` before; that name is a deprecated alias.)
@@ -231,18 +237,8 @@ class OnlinePipeline:
         state = self._state
         with state.lock:
             snapshot = OnlineStats(
-                submitted=state.submitted,
-                accepted=state.accepted,
-                completed=state.completed,
-                failed=state.failed,
-                not_sampled=state.not_sampled,
-                throttled=state.throttled,
-                over_budget=state.over_budget,
-                queue_full=state.queue_full,
-                rejected=state.rejected,
-                abandoned=state.abandoned,
+                **{name: getattr(state, name) for name in _COUNTERS},
                 queued=len(state.queue),
-                in_flight=state.in_flight,
                 failure_reasons=dict(state.failure_reasons),
                 usage=state.usage,
                 budget_remaining=self.sampler.budget_remaining(),
