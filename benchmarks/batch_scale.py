@@ -25,7 +25,6 @@ import asyncio, resource, sys, time
 from ragmetrics_core.batch import evaluate_file
 from ragmetrics_core.engine import Evaluator
 from ragmetrics_core.report.html import write_report_data
-from ragmetrics_core.report.summary import format_table
 from ragmetrics_core.sample import RagSample
 from ragmetrics_core.evidence import Check, Claim, Verdict
 from ragmetrics_core.judges.base import CheckResult, Extraction, SimilarityResult
@@ -72,7 +71,7 @@ started = time.perf_counter()
 evaluator = Instant() if sys.argv[3] == "instant" else engine
 run = evaluate_file(sys.argv[1], out=sys.argv[2], evaluator=evaluator, metrics=METRICS, concurrency=8,
                     progress=False, keep_results=False)
-table = format_table(run.summary())
+table = run.summary().table()
 write_report_data(run.report, sys.argv[2] + ".html")
 elapsed = time.perf_counter() - started
 peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

@@ -1,16 +1,25 @@
-"""Dataset-level figures: the mean of each metric over samples."""
+"""Dataset-level figures: the mean of each metric over samples, as one :class:`DatasetReport`.
+
+The one rule for failed samples, wherever figures are made (:func:`aggregate`, ``BatchRun.summary()``, the CLI's
+table, the HTML report): a sample whose evaluation failed (``EvaluationResult.error`` set: the judge raised, the
+sample could not be read as one) says nothing about the RAG system, only about the run. It is counted in
+``samples``, ``failed`` and the usage, and left out of every metric's mean and counts, in both aggregation modes.
+"""
 
 from __future__ import annotations
 
+import warnings
 from array import array
 from collections.abc import Iterable, Iterator, Sequence
 from enum import StrEnum
+from html import escape
 
 from pydantic import BaseModel
 
 from ragmetrics_core.judges.base import Usage
 from ragmetrics_core.metrics import METRICS
 from ragmetrics_core.results import Direction, EvaluationResult, MetricScore
+from ragmetrics_core.summary_format import format_counts, format_html_table, format_table, format_usage
 
 
 class AggregationMode(StrEnum):
@@ -32,20 +41,68 @@ class MetricAggregate(BaseModel):
 
 
 class DatasetReport(BaseModel):
+    """What a set of results comes to: :func:`aggregate` returns it, and so does ``BatchRun.summary()``.
+
+    ``print(report)`` shows the table (mean, determined and undetermined counts, direction, why undetermined) with
+    the counts and the judge's usage; a notebook shows it as an HTML table. ``report["faithfulness"]`` is one
+    metric's entry, ``report.means()`` every mean. Failed samples: see the module's rule."""
+
     mode: AggregationMode
     samples: int
+    """Every sample counted, failed ones included."""
     failed: int
+    """Samples whose evaluation failed: in ``samples`` and the usage, in no metric's figures."""
     metrics: dict[str, MetricAggregate]
     usage: Usage
 
     def means(self) -> dict[str, float | None]:
         return {metric: entry.mean for metric, entry in self.metrics.items()}
 
+    def __getitem__(self, metric: str | int) -> MetricAggregate:
+        if isinstance(metric, int):  # BatchRun.summary() used to return a list
+            _warn_list_use("summary[i]", "summary['<metric>'] or list(summary.metrics.values())[i]")
+            return list(self.metrics.values())[metric]
+        return self.metrics[metric]
+
+    def __len__(self) -> int:
+        """How many metrics (what ``len()`` of the former list said)."""
+        return len(self.metrics)
+
+    # BaseModel iterates (field, value) pairs; BatchRun.summary() was a list of entries, and iterating it must
+    # keep giving entries for a release, with a warning.
+    def __iter__(self) -> Iterator[MetricAggregate]:  # type: ignore[override]
+        _warn_list_use("iterating a summary", "summary.metrics.values()")
+        return iter(list(self.metrics.values()))
+
+    def table(self) -> str:
+        """The plain-text table, one line per metric (what ``ragmetrics evaluate`` prints)."""
+        return format_table(self.metrics.values())
+
+    def __str__(self) -> str:
+        counts = format_counts(self.samples, self.failed, self.mode.value)
+        return f"{counts}\n{self.table()}\n{format_usage(self.usage)}"
+
+    def _repr_html_(self) -> str:
+        """The table in a notebook."""
+        counts = escape(format_counts(self.samples, self.failed, self.mode.value))
+        usage = escape(format_usage(self.usage))
+        return f"<div><p>{counts}</p>{format_html_table(self.metrics.values())}<p>{usage}</p></div>"
+
+
+def _warn_list_use(what: str, instead: str) -> None:
+    warnings.warn(
+        f"{what} is deprecated: the summary is a DatasetReport now, not a list (use {instead}); "
+        "list use goes in the next release",
+        DeprecationWarning,
+        stacklevel=3,
+    )
+
 
 def aggregate(
     results: Iterable[EvaluationResult], mode: AggregationMode | str = AggregationMode.DETERMINED
 ) -> DatasetReport:
-    """Mean of every metric over ``results`` (see :class:`AggregationMode`), with counts and total usage."""
+    """Mean of every metric over ``results`` (see :class:`AggregationMode`), with counts and total usage; failed
+    samples are counted apart (see the module's rule)."""
     running = RunningAggregate()
     for position, result in enumerate(results):
         running.add(position, result)
@@ -121,11 +178,9 @@ class RunningAggregate:
     workers, resumed rows read first) give the very figures :func:`aggregate` gives over the list in input order:
     sums are formed in input order, metrics and undetermined reasons are listed in the order they first occur.
     What is kept per sample: 9 bytes per metric (score and state) and 17 for the usage's floats; the rest
-    are counters. ``skip_failed``: samples whose whole evaluation failed count towards usage and ``failed`` but
-    not the means (what :func:`~ragmetrics_core.report.summary.summarize` reports)."""
+    are counters. Failed samples count towards ``added``, ``failed`` and the usage only (the module's rule)."""
 
-    def __init__(self, *, skip_failed: bool = False) -> None:
-        self.skip_failed = skip_failed
+    def __init__(self) -> None:
         self.added = 0
         self.failed = 0
         self.judges: set[str] = set()
@@ -161,8 +216,7 @@ class RunningAggregate:
             self._cost_states[position] = _DETERMINED
         if result.error is not None:
             self.failed += 1
-            if self.skip_failed:
-                return
+            return
         for index, (metric, score) in enumerate(result.scores.items()):
             column = self._columns.get(metric)
             if column is None:
@@ -208,9 +262,7 @@ class RunningAggregate:
                 metric=metric, mean=mean, count=determined, undetermined=undetermined, direction=direction,
                 undetermined_by_reason=column.reasons(),
             )
-        failed = 0 if self.skip_failed else self.failed
-        samples = self.added - (self.failed if self.skip_failed else 0)
-        return DatasetReport(mode=mode, samples=samples, failed=failed, metrics=entries, usage=self.usage)
+        return DatasetReport(mode=mode, samples=self.added, failed=self.failed, metrics=entries, usage=self.usage)
 
 
 # What an undetermined score's reason says, in a few kinds a person can act on: a missing input is the data's

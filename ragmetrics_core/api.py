@@ -7,7 +7,8 @@ from typing import Any
 
 from ragmetrics_core.aggregate import AggregationMode
 from ragmetrics_core.batch import BatchRun, evaluate_file
-from ragmetrics_core.formats.errors import InputError, RowError
+from ragmetrics_core.formats.errors import NO_SAMPLES, InputError, RowError
+from ragmetrics_core.formats.loader import source_name
 from ragmetrics_core.judge_factory import JudgeSettings
 from ragmetrics_core.judges.base import Judge
 from ragmetrics_core.metrics import MetricOptions
@@ -36,14 +37,16 @@ def evaluate(
     ``options`` as for :class:`~ragmetrics_core.engine.Evaluator`.
 
     A bad row raises :class:`~ragmetrics_core.formats.errors.InputError` naming it before anything is judged, or
-    is skipped and listed in ``.errors`` with ``skip_bad_rows=True``; an unsupported ``data`` type raises
-    :class:`TypeError` saying what is accepted. Works inside a running event loop (notebooks) too.
+    is skipped and listed in ``.errors`` with ``skip_bad_rows=True``; data without a single row (an empty file,
+    an empty DataFrame) raises :class:`~ragmetrics_core.formats.errors.InputError` too, as ``ragmetrics evaluate``
+    fails on it; an unsupported ``data`` type raises :class:`TypeError` saying what is accepted. Works inside a
+    running event loop (notebooks) too.
     """
 
     def refuse(row: RowError) -> None:
         raise InputError(row)
 
-    return evaluate_file(
+    run = evaluate_file(
         data,
         metrics=metrics,
         judge=judge,
@@ -54,3 +57,6 @@ def evaluate(
         on_row_error=None if skip_bad_rows else refuse,
         aggregate_mode=aggregate_mode,
     )
+    if not run.total and not run.skipped:
+        raise InputError(RowError(source_name(data), NO_SAMPLES))
+    return run

@@ -17,10 +17,11 @@ from array import array
 from bisect import insort
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from html import escape
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from ragmetrics_core.aggregate import AggregationMode, MetricAggregate
+from ragmetrics_core.aggregate import AggregationMode, DatasetReport
 from ragmetrics_core.engine import AsyncEvaluator, Evaluator, run_sync
 from ragmetrics_core.formats import InputFormat, LoadedSample, RowError, iter_samples
 from ragmetrics_core.formats.loader import STDIN, Source
@@ -30,7 +31,6 @@ from ragmetrics_core.judges.base import Judge, Usage
 from ragmetrics_core.judges.quota import BUDGET_EXHAUSTED
 from ragmetrics_core.metrics import METRICS, RAGCHECKER_METRICS
 from ragmetrics_core.report.data import DETAIL_LIMIT, DetailRow, ReportData
-from ragmetrics_core.report.summary import summary_of
 from ragmetrics_core.results import EvaluationResult
 from ragmetrics_core.runner import StopFlag, score_many
 from ragmetrics_core.sample import RagSample
@@ -45,10 +45,13 @@ _KEPT_ERRORS = 1000
 """Bad input rows listed in ``BatchRun.errors`` when results are not kept (all are counted in ``skipped``)."""
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, repr=False)
 class BatchRun:
     """What a batch run did. The summary and usage cover every sample done (resumed ones included) and are built
-    as results come in; the results themselves are kept only when asked (``keep_results``)."""
+    as results come in; the results themselves are kept only when asked (``keep_results``).
+
+    ``print(run)`` shows the counts and the summary table, ``repr(run)`` one line, a notebook the table in HTML.
+    """
 
     samples: dict[str, RagSample] = field(default_factory=dict)
     """Every input sample by id (only when results are kept)."""
@@ -97,15 +100,37 @@ class BatchRun:
         """Samples with a result (evaluated now or resumed)."""
         return self.report.figures.added
 
-    def summary(self) -> list[MetricAggregate]:
-        return summary_of(self.report.figures, self.aggregate_mode)
+    def summary(self) -> DatasetReport:
+        """Per metric over every sample done: what :func:`~ragmetrics_core.aggregate.aggregate` gives for the
+        results (the same object, the same rule for failed samples), in the run's ``aggregate_mode``."""
+        return self.report.figures.report(self.aggregate_mode)
 
     @property
     def usage(self) -> Usage:
         return self.report.figures.usage
 
-    def to_pandas(self) -> pandas.DataFrame:
-        return results_to_pandas(self.results)
+    def to_pandas(self, *, include_texts: bool = True) -> pandas.DataFrame:
+        """One row per sample, in input order: ``sample_id``, the sample's ``user_input``, ``retrieved_contexts``
+        (a list of texts), ``response`` and ``reference`` beside its scores as ragas shows them, then ``judge``,
+        ``error``, one column per metric, the ``<metric>_reason`` columns and the usage. ``include_texts=False``
+        leaves the four text columns out. Needs pandas (``pip install 'ragmetrics[pandas]'``)."""
+        return results_to_pandas(self.results, samples=self.samples if include_texts else None)
+
+    def __repr__(self) -> str:
+        out = "" if self.out is None else f", out={str(self.out)!r}"
+        return f"BatchRun({self._counts()}; aggregation: {self.aggregate_mode}{out})"
+
+    def __str__(self) -> str:
+        return f"{self._counts()}\n{self.summary()}"
+
+    def _repr_html_(self) -> str:
+        return f"<div><p>{escape(self._counts())}</p>{self.summary()._repr_html_()}</div>"
+
+    def _counts(self) -> str:
+        skipped = f"{self.skipped} bad input row{'' if self.skipped == 1 else 's'} skipped"
+        interrupted = ", interrupted" if self.interrupted else ""
+        return (f"{self.done} of {self.total} samples done: {self.evaluated} evaluated, {self.resumed} resumed, "
+                f"{self.failed} failed; {skipped}{interrupted}")
 
     def _observe(self, position: int, result: EvaluationResult) -> None:
         """Count ``result`` as the sample at ``position`` of the input."""
@@ -420,9 +445,16 @@ def _same_failure(earlier: EvaluationResult, result: EvaluationResult) -> bool:
     return earlier.error == result.error and earlier.evidence.errors == result.evidence.errors
 
 
-def results_to_pandas(results: Sequence[EvaluationResult]) -> pandas.DataFrame:
-    """One row per sample: ``sample_id``, ``judge``, ``error``, one column per metric score, then
-    ``<metric>_reason`` columns and the judge usage. Needs pandas (``pip install ragmetrics[pandas]``)."""
+_TEXT_COLUMNS = ("user_input", "retrieved_contexts", "response", "reference")
+
+
+def results_to_pandas(
+    results: Sequence[EvaluationResult], *, samples: Mapping[str, RagSample] | None = None
+) -> pandas.DataFrame:
+    """One row per sample: ``sample_id``; with ``samples`` (by sample id, as ``BatchRun.samples``) the sample's
+    ``user_input``, ``retrieved_contexts`` (texts), ``response`` and ``reference``; then ``judge``, ``error``, one
+    column per metric score, ``<metric>_reason`` columns and the judge usage. Needs pandas
+    (``pip install ragmetrics[pandas]``)."""
     try:
         import pandas
     except ImportError:
@@ -432,7 +464,13 @@ def results_to_pandas(results: Sequence[EvaluationResult]) -> pandas.DataFrame:
         metrics.update(dict.fromkeys(result.scores))
     rows: list[dict[str, object]] = []
     for result in results:
-        row: dict[str, object] = {"sample_id": result.sample_id, "judge": result.judge, "error": result.error}
+        row: dict[str, object] = {"sample_id": result.sample_id}
+        if samples is not None:
+            sample = samples.get(result.sample_id or "")
+            texts = (None, None, None, None) if sample is None else (
+                sample.user_input, sample.context_texts, sample.response, sample.reference)
+            row.update(zip(_TEXT_COLUMNS, texts, strict=True))
+        row.update({"judge": result.judge, "error": result.error})
         row.update({metric: result.score(metric) for metric in metrics})
         for metric in metrics:
             entry = result.scores.get(metric)

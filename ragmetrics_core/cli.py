@@ -1,7 +1,8 @@
 """``ragmetrics``: evaluate files of RAG samples, build reports, run the demo.
 
 Exit status: 0 when every row was evaluated, 1 when some input rows were skipped or some samples failed
-(the rest are still written), 2 for a usage error or an unreadable input, 130 when interrupted.
+(the rest are still written), 2 for a usage error or an unreadable input, 130 when interrupted, 141 when the
+reader of standard output went away (``ragmetrics metrics | head -5``: no traceback, as a shell tool behaves).
 """
 
 from __future__ import annotations
@@ -14,19 +15,38 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ragmetrics_core.formats import InputError, RowError, parse_column_mapping
+from ragmetrics_core.formats.errors import NO_SAMPLES
 from ragmetrics_core.formats.results_io import claims_path, output_format
 from ragmetrics_core.judge_factory import JudgeConfigError, JudgeSettings
 from ragmetrics_core.judges.quota import BUDGET_EXHAUSTED, ProviderLimits
 from ragmetrics_core.metrics import MetricOptions, Scoring
-from ragmetrics_core.report.summary import format_table, format_usage
+from ragmetrics_core.summary_format import format_usage
 
 if TYPE_CHECKING:
     from ragmetrics_core.batch import FileEngine
 
 EXIT_OK, EXIT_PARTIAL, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+EXIT_BROKEN_PIPE = 128 + 13  # killed by SIGPIPE, as a shell reports it
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        code = _run(argv)
+        sys.stdout.flush()  # here, where a closed pipe is caught, rather than at interpreter exit
+    except BrokenPipeError:
+        _stdout_to_devnull()
+        return EXIT_BROKEN_PIPE
+    except SystemExit:  # argparse's --help and usage errors exit from inside parse_args
+        try:
+            sys.stdout.flush()
+        except BrokenPipeError:
+            _stdout_to_devnull()
+            raise SystemExit(EXIT_BROKEN_PIPE) from None
+        raise
+    return code
+
+
+def _run(argv: Sequence[str] | None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     try:
@@ -38,6 +58,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("ragmetrics: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
     return code
+
+
+def _stdout_to_devnull() -> None:
+    """Python's documented answer to a reader that went away (``| head``): what is still buffered, and the
+    flush at exit, go to devnull instead of raising a second BrokenPipeError there."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -209,29 +237,34 @@ def _evaluate(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     engine = _engine(args, settings, metrics)
-    run = evaluate_file(
-        args.input,
-        out=args.out,
-        format=args.format,
-        columns=parse_column_mapping(args.column),
-        metrics=metrics,
-        judge=settings,
-        options=MetricOptions(scoring=Scoring(args.scoring)),
-        concurrency=args.concurrency,
-        limit=args.limit,
-        progress=args.progress,
-        on_row_error=_print_row_error,
-        aggregate_mode=args.aggregate,
-        keep_results=False,  # a million rows: the figures are built as results come, the results stay in --out
-        engine=engine,
-        only_failed=args.retry_failed,
-    )
+    created = _new_outputs(args.out)
+    try:
+        run = evaluate_file(
+            args.input,
+            out=args.out,
+            format=args.format,
+            columns=parse_column_mapping(args.column),
+            metrics=metrics,
+            judge=settings,
+            options=MetricOptions(scoring=Scoring(args.scoring)),
+            concurrency=args.concurrency,
+            limit=args.limit,
+            progress=args.progress,
+            on_row_error=_print_row_error,
+            aggregate_mode=args.aggregate,
+            keep_results=False,  # a million rows: the figures are built as results come, the results stay in --out
+            engine=engine,
+            only_failed=args.retry_failed,
+        )
+    except BaseException:
+        _remove_if_empty(created)  # a run that fails before writing a row leaves no empty --out behind
+        raise
     if not run.total and not run.skipped:
+        _remove_if_empty(created)
         source = "standard input" if args.input == "-" else args.input
-        print(f"ragmetrics: error: {source}: no samples to evaluate (the input is empty or has no rows)",
-              file=sys.stderr)
+        print(f"ragmetrics: error: {source}: {NO_SAMPLES}", file=sys.stderr)
         return EXIT_USAGE
-    print(format_table(run.summary()))
+    print(run.summary().table())
     print(format_usage(run.usage))
     counts = (
         f"{_count(run.done, 'sample')}: {run.evaluated} evaluated, {run.resumed} resumed, "
@@ -266,6 +299,28 @@ def _evaluate(args: argparse.Namespace) -> int:
         print("interrupted: run the same command again to continue", file=sys.stderr)
         return EXIT_INTERRUPTED
     return EXIT_PARTIAL if run.errors or run.failed else EXIT_OK
+
+
+def _new_outputs(out: str | None) -> list[Path]:
+    """The output files this run would create: the results file first, and with CSV its claims file."""
+    if out is None or Path(out).exists():
+        return []  # an earlier run's file: resumed, never deleted
+    return [Path(out)] + ([claims_path(out)] if output_format(out) == "csv" else [])
+
+
+def _remove_if_empty(created: Sequence[Path]) -> None:
+    """Delete the files this run created when the results file holds no result (empty, or a CSV header only)."""
+    if not created:
+        return
+    results = created[0]
+    try:
+        with results.open("rb") as handle:
+            lines = sum(1 for _ in handle)
+    except OSError:
+        return
+    if lines == 0 or (lines == 1 and output_format(results) == "csv"):
+        for path in created:
+            path.unlink(missing_ok=True)
 
 
 def _limits(args: argparse.Namespace) -> ProviderLimits | None:

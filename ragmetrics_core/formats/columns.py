@@ -69,7 +69,7 @@ def sample_key(sample: RagSample) -> str:
 
 def record_to_sample(record: RawRecord, mapping: Mapping[str, str] | None = None) -> RagSample | RowError:
     """The sample in ``record``, or a :class:`RowError` naming the column at fault."""
-    columns = _resolve_columns(record.data, mapping or {})
+    columns = _resolve_columns(record.data, mapping or {}, record.empty)
     try:
         return _build(record, columns)
     except _FieldProblem as problem:
@@ -90,23 +90,28 @@ def header_problem(header: Sequence[str], mapping: Mapping[str, str] | None = No
     return None
 
 
-def _resolve_columns(data: Mapping[str, Any], mapping: Mapping[str, str]) -> dict[str, str]:
+def _resolve_columns(
+    data: Mapping[str, Any], mapping: Mapping[str, str], empty: Sequence[str] = ()
+) -> dict[str, str]:
+    """Each field's column: the mapped one, else the first alias holding a value, else the first alias the row
+    has without a value (``empty``: so an empty response cell is a missing response, not a missing column)."""
     columns: dict[str, str] = {}
     for field in FIELDS:
         if field in mapping:
             columns[field] = mapping[field]
             continue
-        for alias in ALIASES[field]:
-            if alias in data:
-                columns[field] = alias
-                break
+        found = next((alias for alias in ALIASES[field] if alias in data), None)
+        if found is None:
+            found = next((alias for alias in ALIASES[field] if alias in empty), None)
+        if found is not None:
+            columns[field] = found
     return columns
 
 
 def _build(record: RawRecord, columns: dict[str, str]) -> RagSample:
     data = record.data
     for field in ("user_input", "response"):
-        if field in columns and columns[field] not in data:
+        if field in columns and columns[field] not in data and columns[field] not in record.empty:
             raise _FieldProblem(columns[field], f"column is missing (mapped to {field})")
     if "response" not in columns:
         expected = "/".join(ALIASES["response"])
@@ -116,9 +121,7 @@ def _build(record: RawRecord, columns: dict[str, str]) -> RagSample:
         if column not in data:
             continue
         raw = data[column]
-        if record.from_csv:
-            raw = _from_cell(field, column, raw)
-        values[field] = raw
+        values[field] = read_cell(field, column, raw) if record.tabular else raw
     contexts = _contexts(values.pop("retrieved_contexts", None), columns.get("retrieved_contexts", ""))
     metadata = _metadata(values.pop("metadata", None), columns.get("metadata", "metadata"))
     used = set(columns.values())
@@ -126,6 +129,9 @@ def _build(record: RawRecord, columns: dict[str, str]) -> RagSample:
     raw_id = values.pop("id", None)
     if raw_id is not None and (isinstance(raw_id, bool) or not isinstance(raw_id, str | int)):
         raise _FieldProblem(columns["id"], f"expected a string or integer id, got {describe_value(raw_id)}")
+    if values.get("response") is None:
+        raise _FieldProblem(columns["response"], "missing response (the cell is empty)" if record.tabular
+                            else "missing response (null)")
     for field in ("user_input", "response", "reference"):
         value = values.get(field)
         allowed_none = field == "reference" or (field == "user_input" and value is None)
@@ -148,9 +154,14 @@ def _build(record: RawRecord, columns: dict[str, str]) -> RagSample:
         raise _FieldProblem(location, f"{first['msg']} (got {describe_value(first.get('input'))})") from None
 
 
-def _from_cell(field: str, column: str, cell: Any) -> Any:
-    """CSV cells are strings: decode lists and objects, and read an empty cell as absent."""
-    if cell is None or cell == "":
+def read_cell(field: str, column: str, cell: Any) -> Any:
+    """A table's cell (a CSV file's, a DataFrame's, a Dataset's) as ``field``'s value: the one reading for all of
+    them. Text may hold a list of contexts (a JSON array or a Python list literal, as pandas writes one; other text
+    is one context) or a JSON metadata object; an empty cell is no value. A cell that already holds a list, an
+    object or a number (a DataFrame built in Python) is taken as it is."""
+    if not isinstance(cell, str):
+        return cell
+    if cell == "":
         return None
     if field == "retrieved_contexts":
         text = cell.strip()

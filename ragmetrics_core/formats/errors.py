@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
+
+NO_SAMPLES = "no samples to evaluate (the input is empty or has no rows)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -10,7 +13,9 @@ class RowError:
     """One bad row: where it is, which field, and what was expected instead.
 
     ``line`` is 1-based (the line the row starts on); ``item`` is the 0-based position of the row among the
-    file's rows when the format has no lines to speak of (a JSON object wrapping a list).
+    source's rows (a CSV file's data rows, a JSON array's or wrapped list's items, a DataFrame's or a list's rows).
+    Both are shown counted from 1: ``<DataFrame>: row 3`` is the third row (``df.iloc[2]``), ``data.csv:4 (row
+    3)`` the same row of the CSV file it was read from (line 4, under the header), ``file.jsonl:12`` line 12.
     """
 
     source: str
@@ -22,9 +27,9 @@ class RowError:
     def __str__(self) -> str:
         where = self.source
         if self.line is not None:
-            where += f":{self.line}"
+            where += f":{self.line}" if self.item is None else f":{self.line} (row {self.item + 1})"
         elif self.item is not None:
-            where += f": item {self.item}"
+            where += f": row {self.item + 1}"
         what = f"field '{self.field}': {self.message}" if self.field else self.message
         return f"{where}: {what}"
 
@@ -35,6 +40,13 @@ class InputError(ValueError):
     def __init__(self, error: RowError) -> None:
         super().__init__(str(error))
         self.error = error
+
+
+def json_problem(error: json.JSONDecodeError, *, line: bool = False) -> str:
+    """``not valid JSON (Unterminated string starting at column 12)``. The decoder's own messages may end in
+    "at" ("Invalid control character at"), so the position is joined to them once, not twice."""
+    where = f"line {error.lineno} column {error.colno}" if line else f"column {error.colno}"
+    return f"not valid JSON ({error.msg.removesuffix(' at')} at {where})"
 
 
 def describe_value(value: object) -> str:

@@ -14,10 +14,10 @@ from pydantic import ValidationError
 
 from ragmetrics_core.evidence import Evidence, EvidencePart
 from ragmetrics_core.formats.columns import header_problem, record_to_sample, sample_key
-from ragmetrics_core.formats.errors import InputError, RowError
+from ragmetrics_core.formats.errors import InputError, RowError, json_problem
 from ragmetrics_core.formats.ragchecker import RagCheckerFormatError, read_ragchecker
 from ragmetrics_core.formats.records import WRAPPER_KEYS, RawRecord, TableFormat, read_records
-from ragmetrics_core.formats.tables import in_memory_rows, is_in_memory
+from ragmetrics_core.formats.tables import in_memory_rows, is_in_memory, memory_name
 from ragmetrics_core.sample import RagSample
 
 InputFormat = Literal["auto", "jsonl", "json", "csv", "ragchecker"]
@@ -115,12 +115,20 @@ def load_samples(
     return samples
 
 
+def source_name(source: Source) -> str:
+    """What error messages call ``source``: its path, ``<stdin>``, a stream's name, ``<DataFrame>``."""
+    if is_in_memory(source):
+        return memory_name(source)
+    if isinstance(source, io.TextIOBase) or hasattr(source, "read"):
+        return str(getattr(source, "name", "<stream>"))
+    return "<stdin>" if str(source) == STDIN else str(Path(source))
+
+
 def _open(source: Source) -> tuple[str, TextIO, bool]:
     if isinstance(source, io.TextIOBase) or hasattr(source, "read"):
-        stream = cast(TextIO, source)
-        return str(getattr(stream, "name", "<stream>")), stream, False
+        return source_name(source), cast(TextIO, source), False
     if str(source) == STDIN:
-        return "<stdin>", sys.stdin, False
+        return source_name(source), sys.stdin, False
     path = Path(source)
     try:
         # newline="" lets the csv module see quoted line breaks; the JSON readers do not care.
@@ -168,7 +176,7 @@ def _table_rows(
         if isinstance(record, RowError):
             yield record
             continue
-        if record.from_csv and not checked_header:
+        if record.tabular and not checked_header:
             checked_header = True
             problem = header_problem(list(record.data), columns)
             if problem is not None:  # the file cannot be read at all: one error, not one per row
@@ -198,7 +206,7 @@ def _ragchecker_rows(text: str, name: str) -> Iterator[LoadedSample | RowError]:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as error:
-        yield RowError(name, f"not valid JSON ({error.msg} at column {error.colno})", line=error.lineno)
+        yield RowError(name, json_problem(error), line=error.lineno)
         return
     if not isinstance(data, dict) or not isinstance(data.get("results"), list):
         yield RowError(name, "expected RAGChecker JSON: an object with a 'results' list", line=1)
@@ -227,7 +235,7 @@ def _is_ragchecker_output(text: str) -> bool:
 
 
 def _settle_ids(rows: Iterator[LoadedSample | RowError]) -> Iterator[LoadedSample | RowError]:
-    # Where each explicit id was first used (its line, or item for sources without lines), not the row itself:
+    # Where each explicit id was first used (its line, or row from 1 for sources without lines), not the row itself:
     # a file of a million rows must not be held in memory to tell a repeated id.
     seen_explicit: dict[str, int | None] = {}
     hash_counts: dict[str, int] = {}
@@ -239,7 +247,7 @@ def _settle_ids(rows: Iterator[LoadedSample | RowError]) -> Iterator[LoadedSampl
         if explicit is not None:
             if explicit in seen_explicit:
                 first = seen_explicit[explicit]
-                where = f"line {first}" if row.line is not None else f"item {first}"
+                where = f"line {first}" if row.line is not None else f"row {first}"
                 yield RowError(
                     row.source,
                     f"duplicate id {explicit!r} (first used at {where}); ids must be unique",
@@ -248,7 +256,7 @@ def _settle_ids(rows: Iterator[LoadedSample | RowError]) -> Iterator[LoadedSampl
                     field="id",
                 )
                 continue
-            seen_explicit[explicit] = row.line if row.line is not None else row.item
+            seen_explicit[explicit] = row.line if row.line is not None else None if row.item is None else row.item + 1
             yield row
             continue
         key = sample_key(row.sample)

@@ -10,11 +10,11 @@ from __future__ import annotations
 import csv
 import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, TextIO
 
-from ragmetrics_core.formats.errors import InputError, RowError, describe_value
+from ragmetrics_core.formats.errors import InputError, RowError, describe_value, json_problem
 
 TableFormat = Literal["jsonl", "json", "csv"]
 
@@ -29,9 +29,24 @@ csv.field_size_limit(min(sys.maxsize, 2**31 - 1))
 class RawRecord:
     source: str
     data: dict[str, Any]
+    """The row's cells that hold a value."""
     line: int | None = None
     item: int | None = None
-    from_csv: bool = False
+    tabular: bool = False
+    """A row of a table (a CSV file, a DataFrame, a ``datasets.Dataset``): a cell may hold a list or an object
+    written as text, and an empty cell is no value (:func:`~ragmetrics_core.formats.columns.read_cell`)."""
+    empty: tuple[str, ...] = ()
+    """Columns the source has that this row leaves without a value (NaN, None, NaT), not in ``data``."""
+
+
+def refuse_repeated_columns(source: str, names: Sequence[str], *, line: int | None = None) -> None:
+    """Raise :class:`InputError` naming every column that appears more than once: a dict of the row (what
+    ``csv.DictReader`` and ``DataFrame.to_dict`` build) would silently keep only the last of them."""
+    repeated = sorted({name for name in names if names.count(name) > 1})
+    if repeated:
+        raise InputError(
+            RowError(source, f"the header repeats column {', '.join(map(repr, repeated))}; name each once", line=line)
+        )
 
 
 def read_records(stream: TextIO, fmt: TableFormat, source: str) -> Iterator[RawRecord | RowError]:
@@ -48,9 +63,11 @@ def _jsonl(stream: TextIO, source: str) -> Iterator[RawRecord | RowError]:
         if not text.strip():
             continue
         try:
-            value = json.loads(text)
+            # Without its line break: a line cut short must read "Unterminated string", not "Invalid control
+            # character" (the break would be inside the open string).
+            value = json.loads(text.rstrip("\r\n"))
         except json.JSONDecodeError as error:
-            yield RowError(source, f"not valid JSON ({error.msg} at column {error.colno})", line=number)
+            yield RowError(source, json_problem(error), line=number)
             continue
         if not isinstance(value, dict):
             yield RowError(source, f"expected a JSON object per line, got {describe_value(value)}", line=number)
@@ -62,24 +79,20 @@ def _csv(stream: TextIO, source: str) -> Iterator[RawRecord | RowError]:
     reader = csv.DictReader(stream, restkey="\x00extra")
     if reader.fieldnames is None:
         return
-    repeated = sorted({name for name in reader.fieldnames if reader.fieldnames.count(name) > 1})
-    if repeated:
-        # csv.DictReader would keep the last of the columns silently: refuse the file instead.
-        raise InputError(
-            RowError(source, f"the header repeats column {', '.join(map(repr, repeated))}; name each once", line=1)
-        )
+    refuse_repeated_columns(source, list(reader.fieldnames), line=1)
     header_width = len(reader.fieldnames)
     start = reader.line_num + 1
-    for row in reader:
+    for index, row in enumerate(reader):
         extra = row.pop("\x00extra", None)
         if extra is not None:
             yield RowError(
                 source,
                 f"row has {header_width + len(extra)} cells, the header has {header_width}",
                 line=start,
+                item=index,
             )
         else:
-            yield RawRecord(source, dict(row), line=start, from_csv=True)
+            yield RawRecord(source, dict(row), line=start, item=index, tabular=True)
         start = reader.line_num + 1
 
 
@@ -91,7 +104,7 @@ def _json(text: str, source: str) -> Iterator[RawRecord | RowError]:
     try:
         value = json.loads(text)
     except json.JSONDecodeError as error:
-        yield RowError(source, f"not valid JSON ({error.msg} at column {error.colno})", line=error.lineno)
+        yield RowError(source, json_problem(error), line=error.lineno)
         return
     if isinstance(value, dict):
         for key in WRAPPER_KEYS:
@@ -122,8 +135,7 @@ def _json_array(text: str, source: str) -> Iterator[RawRecord | RowError]:
         except json.JSONDecodeError as error:
             yield RowError(
                 source,
-                f"not valid JSON ({error.msg} at line {error.lineno} column {error.colno}); "
-                "the rest of the file is skipped",
+                f"{json_problem(error, line=True)}; the rest of the file is skipped",
                 line=line,
                 item=index,
             )
@@ -141,7 +153,7 @@ def _json_array(text: str, source: str) -> Iterator[RawRecord | RowError]:
             found = repr(separator) if separator else "the end of the file"
             yield RowError(
                 source,
-                f"expected ',' or ']' after item {index - 1}, found {found}; the rest of the file is skipped",
+                f"expected ',' or ']' after row {index}, found {found}; the rest of the file is skipped",
                 line=text.count("\n", 0, position) + 1,
             )
             return

@@ -1,8 +1,9 @@
 """Online evaluation of production traffic: sampling, background scoring, telemetry.
 
 Every name is imported from its module on first access (``ragmetrics_core._lazy``): an integration that imports
-``ragmetrics_core.online.types`` on the app's hot path loads no more than that module, and ``OtelEmitter`` (the
-``otel`` extra) or ``PhoenixEmitter`` (the ``phoenix`` extra) import only when used.
+``ragmetrics_core.online.types`` on the app's hot path loads no more than that module, and ``OtelEmitter`` and
+``MetricsEmitter`` (the ``otel`` extra), ``PhoenixEmitter`` (the ``phoenix`` extra) or ``LangfuseEmitter`` (the
+``langfuse`` extra) import only when used.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ if TYPE_CHECKING:
     from ragmetrics_core.online.emitters.base import Emitter, EmitterStats, SubjectSpanFactory
     from ragmetrics_core.online.emitters.callback import CallbackEmitter
     from ragmetrics_core.online.emitters.jsonl import JsonlEmitter
+    from ragmetrics_core.online.emitters.langfuse import LangfuseEmitter
+    from ragmetrics_core.online.emitters.metrics import MetricsEmitter
     from ragmetrics_core.online.emitters.otel import OtelEmitter
     from ragmetrics_core.online.emitters.phoenix import PhoenixEmitter
     from ragmetrics_core.online.evaluator import OnlinePipeline
@@ -43,6 +46,8 @@ _EXPORTS = {
     **dict.fromkeys(("Emitter", "EmitterStats", "SubjectSpanFactory"), "ragmetrics_core.online.emitters.base"),
     "CallbackEmitter": "ragmetrics_core.online.emitters.callback",
     "JsonlEmitter": "ragmetrics_core.online.emitters.jsonl",
+    "LangfuseEmitter": "ragmetrics_core.online.emitters.langfuse",
+    "MetricsEmitter": "ragmetrics_core.online.emitters.metrics",
     "OtelEmitter": "ragmetrics_core.online.emitters.otel",
     "PhoenixEmitter": "ragmetrics_core.online.emitters.phoenix",
     "OnlinePipeline": "ragmetrics_core.online.evaluator",
@@ -71,6 +76,8 @@ __all__ = [
     "EmitterStats",
     "EvaluationRecord",
     "JsonlEmitter",
+    "LangfuseEmitter",
+    "MetricsEmitter",
     "OnlinePipeline",
     "OnlineStats",
     "Origin",

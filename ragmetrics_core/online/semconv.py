@@ -88,3 +88,34 @@ def label_attribute(metric: str) -> str:
 
 def undetermined_attribute(metric: str) -> str:
     return f"{UNDETERMINED_PREFIX}.{metric}"
+
+
+# ---------------------------------------------------------------- metrics (see docs/monitoring.md)
+# The GenAI conventions define no evaluation metric yet, so the instruments are ours (``ragmetrics.``); their
+# attributes reuse the GenAI names where one exists (the metric's name and label, the judge's model, the token
+# type, ``error.type``).
+
+METRIC_SCORE: Final = "ragmetrics.evaluation.score"
+METRIC_UNDETERMINED: Final = "ragmetrics.evaluation.undetermined"
+METRIC_DURATION: Final = "ragmetrics.evaluation.duration"
+METRIC_JUDGE_TOKENS: Final = "ragmetrics.judge.token.usage"
+METRIC_JUDGE_COST: Final = "ragmetrics.judge.cost"
+METRIC_SUBMITTED: Final = "ragmetrics.online.samples.submitted"
+METRIC_SAMPLED_OUT: Final = "ragmetrics.online.samples.sampled_out"
+METRIC_DROPPED: Final = "ragmetrics.online.samples.dropped"
+METRIC_COMPLETED: Final = "ragmetrics.online.samples.completed"
+METRIC_FAILED: Final = "ragmetrics.online.samples.failed"
+METRIC_PENDING: Final = "ragmetrics.online.samples.pending"
+METRIC_EMITTER_RECORDS: Final = "ragmetrics.online.emitter.records"
+
+GEN_AI_REQUEST_MODEL: Final = "gen_ai.request.model"
+GEN_AI_TOKEN_TYPE: Final = "gen_ai.token.type"
+TOKEN_TYPE_INPUT: Final = "input"
+TOKEN_TYPE_OUTPUT: Final = "output"
+JUDGE_KIND: Final = "ragmetrics.judge.kind"
+UNDETERMINED_REASON: Final = "ragmetrics.undetermined.reason"
+DROP_REASON: Final = "ragmetrics.drop.reason"
+PENDING_STATE: Final = "ragmetrics.pending.state"
+PIPELINE: Final = "ragmetrics.pipeline"
+EMITTER_NAME: Final = "ragmetrics.emitter.name"
+EMITTER_OUTCOME: Final = "ragmetrics.emitter.outcome"

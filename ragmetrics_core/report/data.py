@@ -22,7 +22,8 @@ DETAIL_LIMIT = 1000
 @dataclass(slots=True)
 class DetailRow:
     position: int
-    """Where the sample is among the report's samples, from 0 (its anchor is ``sample-<position>``)."""
+    """Where the sample is among the report's samples, from 0; it is labelled ``#<position + 1>`` and its anchor is
+    ``sample-<position + 1>``, so a link reads as the label does."""
     result: EvaluationResult
     sample: RagSample | None = None
     line: int | None = None
@@ -30,7 +31,7 @@ class DetailRow:
 
 @dataclass(slots=True)
 class ReportData:
-    figures: RunningAggregate = field(default_factory=lambda: RunningAggregate(skip_failed=True))
+    figures: RunningAggregate = field(default_factory=RunningAggregate)
     """Over every sample; failed samples count in the usage and the facts, not in the means."""
     detail: list[DetailRow] = field(default_factory=list)
     """The samples shown in full, in input order: the first ones up to the report's cap."""

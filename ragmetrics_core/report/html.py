@@ -18,15 +18,11 @@ from pathlib import Path
 from ragmetrics_core.aggregate import AggregationMode, MetricAggregate, RunningAggregate
 from ragmetrics_core.formats.errors import RowError
 from ragmetrics_core.report.data import DETAIL_LIMIT, ReportData, report_data
-from ragmetrics_core.report.summary import (
-    DIAGNOSTIC_GROUPS,
-    format_usage,
-    summary_of,
-    undetermined_reasons,
-)
+from ragmetrics_core.report.summary import DIAGNOSTIC_GROUPS
 from ragmetrics_core.report.svg import goodness_colour, histogram, score_bar, stacked_bar
 from ragmetrics_core.results import ClaimExplanation, Direction, EvaluationResult, MetricScore
 from ragmetrics_core.sample import RagSample
+from ragmetrics_core.summary_format import format_usage, undetermined_reasons
 
 CATEGORIES: tuple[tuple[str, str, str], ...] = (
     # (category id, label, css class)
@@ -115,7 +111,7 @@ def render_report_data(
 ) -> str:
     """The report of ``data`` as an HTML string."""
     figures = data.figures
-    summaries = summary_of(figures, aggregate_mode)
+    summaries = list(figures.report(aggregate_mode).metrics.values())
     judges = sorted(figures.judges)
     generated = _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     skipped = len(data.errors) if data.skipped is None else data.skipped
@@ -263,7 +259,9 @@ def _cap_note(data: ReportData) -> str:
 
 
 def _sample(index: int, result: EvaluationResult, sample: RagSample | None, line: int | None) -> str:
-    anchor = f"sample-{index}"
+    # Every anchor is numbered as its label reads, from 1: "#3" is sample-3, its "chunk 1" sample-3-chunk-1.
+    number = index + 1
+    anchor = f"sample-{number}"
     categories = {claim.category for claim in result.explanations if claim.source == "response"}
     flags = [
         flag
@@ -287,10 +285,11 @@ def _sample(index: int, result: EvaluationResult, sample: RagSample | None, line
         for claim in result.explanations
         if claim.source == "response"
     )
+    where = f"line {line} of the input" if line is not None else "its place in the input"
+    at_line = f"<span class='line'>line {line}</span> " if line is not None and line != number else ""
     summary = (
-        # The input's own line (or item) number when known, so "#12" is line 12 of the file; else the position.
-        f"<summary><span class='idx' title='{'input line' if line is not None else 'position'}'>"
-        f"#{line if line is not None else index + 1}</span> "
+        f"<summary><span class='idx' title='sample {number} of this report ({escape(where)}); link: #{anchor}'>"
+        f"#{number}</span> {at_line}"
         f"<span class='q'>{escape(_clip(question, 110) or '(no question)')}</span>"
         f"<span class='badges'>{headline}</span><span class='dots'>{dots}</span></summary>"
     )
@@ -357,7 +356,7 @@ def _highlight(anchor: str, response: str, result: EvaluationResult) -> str:
         pieces.append(escape(response[cursor:start]))
         css = _CATEGORY_CLASS.get(claim.category or "", "cat-none")
         pieces.append(
-            f"<a class='mark {css}' href='#{anchor}-claim-{claim.index}' "
+            f"<a class='mark {css}' href='#{anchor}-claim-{claim.index + 1}' "
             f"title='{escape(_CATEGORY_LABEL.get(claim.category or '', 'not categorised'))}'>"
             f"{escape(response[start:end])}</a>"
         )
@@ -384,7 +383,7 @@ def _claims(anchor: str, result: EvaluationResult) -> str:
 def _chunk_links(anchor: str, chunks: Sequence[int], kind: str) -> str:
     if not chunks:
         return ""
-    links = ", ".join(f"<a href='#{anchor}-chunk-{chunk}'>chunk {chunk + 1}</a>" for chunk in chunks)
+    links = ", ".join(f"<a href='#{anchor}-chunk-{chunk + 1}'>chunk {chunk + 1}</a>" for chunk in chunks)
     return f"<span class='{kind}'>{'supported by' if kind == 'sup' else 'contradicted by'} {links}</span>"
 
 
@@ -405,7 +404,7 @@ def _response_claim(anchor: str, claim: ClaimExplanation) -> str:
         links = "<span class='none'>no chunk supports it</span>"
     rationale = f"<div class='why'>{escape(claim.rationale)}</div>" if claim.rationale else ""
     return (
-        f"<li id='{anchor}-claim-{claim.index}' class='claim {css}'><span class='tag'>{escape(label)}</span> "
+        f"<li id='{anchor}-claim-{claim.index + 1}' class='claim {css}'><span class='tag'>{escape(label)}</span> "
         f"{escape(claim.text)}<div class='meta'>{reference}{links}</div>{rationale}</li>"
     )
 
@@ -416,7 +415,7 @@ def _reference_claim(anchor: str, claim: ClaimExplanation) -> str:
     answered = "" if found is None else f"<span class='verdict'>in the response: {escape(found.value)}</span>"
     links = _chunk_links(anchor, claim.supporting_chunks, "sup") or "<span class='none'>in no chunk</span>"
     return (
-        f"<li id='{anchor}-ref-{claim.index}' class='claim {css}'>{escape(claim.text)}"
+        f"<li id='{anchor}-ref-{claim.index + 1}' class='claim {css}'>{escape(claim.text)}"
         f"<div class='meta'>{answered}{links}</div></li>"
     )
 
@@ -448,12 +447,12 @@ def _chunks(anchor: str, result: EvaluationResult, sample: RagSample) -> str:
         if context.score is not None:
             tags.append(f"<span class='hint'>score {context.score:.3f}</span>")
         backlinks = "".join(
-            f"<a class='back {kind}' href='#{anchor}-claim-{claim.index}'>claim {claim.index + 1}</a>"
+            f"<a class='back {kind}' href='#{anchor}-claim-{claim.index + 1}'>claim {claim.index + 1}</a>"
             for kind, claims in (("sup", supports.get(index, [])), ("con", contradicts.get(index, [])))
             for claim in claims
         )
         items.append(
-            f"<li id='{anchor}-chunk-{index}' class='chunk'><div class='chunk-head'>chunk {index + 1} "
+            f"<li id='{anchor}-chunk-{index + 1}' class='chunk'><div class='chunk-head'>chunk {index + 1} "
             f"{' '.join(tags)} {backlinks}</div><div class='chunk-text'>{escape(context.text)}</div></li>"
         )
     return f"<h4>Retrieved chunks</h4><ol class='chunks'>{''.join(items)}</ol>"

@@ -1,13 +1,16 @@
-"""Per-metric figures over a set of results, and the plain-text table the CLI prints."""
+"""The summary the CLI prints and the report draws: RAGChecker's diagnostic grouping, and the table's text (written
+once, in :mod:`ragmetrics_core.summary_format`)."""
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable, Sequence
 
-from ragmetrics_core.aggregate import AggregationMode, MetricAggregate, RunningAggregate
+from ragmetrics_core.aggregate import AggregationMode, DatasetReport, aggregate
 from ragmetrics_core.formats.ragchecker import RAGCHECKER_GROUPS
 from ragmetrics_core.judges.base import Usage
-from ragmetrics_core.results import Direction, EvaluationResult
+from ragmetrics_core.results import EvaluationResult
+from ragmetrics_core.summary_format import format_table, format_usage, undetermined_reasons
 
 # RAGChecker's diagnostic grouping: whole-answer quality, then what the retriever and the generator did.
 DIAGNOSTIC_GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = tuple(
@@ -17,21 +20,12 @@ DIAGNOSTIC_GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = tuple(
 
 def summarize(
     results: Iterable[EvaluationResult], mode: AggregationMode | str = AggregationMode.DETERMINED
-) -> list[MetricAggregate]:
-    """Per metric: the mean over the samples that determined it (``determined``), or over every sample
-    with undetermined counted as 0 (``ragchecker``, as RAGChecker reports), plus the counts and direction.
-    Samples whose whole evaluation failed are left out."""
-    running = RunningAggregate(skip_failed=True)
-    for position, result in enumerate(results):
-        running.add(position, result)
-    return summary_of(running, mode)
-
-
-def summary_of(
-    running: RunningAggregate, mode: AggregationMode | str = AggregationMode.DETERMINED
-) -> list[MetricAggregate]:
-    """:func:`summarize` of the results ``running`` was given (built with ``skip_failed=True``)."""
-    return list(running.report(mode).metrics.values())
+) -> DatasetReport:
+    """Deprecated: :func:`ragmetrics_core.aggregate.aggregate` gives the same report (and the same rule for failed
+    samples); this name goes in the next release."""
+    warnings.warn("summarize() is deprecated: use ragmetrics_core.aggregate(results, mode), which returns the same "
+                  "DatasetReport", DeprecationWarning, stacklevel=2)
+    return aggregate(results, mode)
 
 
 def total_usage(results: Sequence[EvaluationResult]) -> Usage:
@@ -41,51 +35,20 @@ def total_usage(results: Sequence[EvaluationResult]) -> Usage:
     return total
 
 
-def format_table(summaries: Sequence[MetricAggregate]) -> str:
-    if not summaries:
-        return "no scores"
-    width = max(len("metric"), *(len(summary.metric) for summary in summaries))
-    header = f"{'metric':<{width}}  {'mean':>6}  {'count':>5}  {'undetermined':>12}  {'direction':<18}"
-    lines = [header + "  why undetermined"]
-    lines.append("-" * len(lines[0]))
-    for summary in summaries:
-        mean = "—" if summary.mean is None else f"{summary.mean:.3f}"
-        arrow = "↑ higher is better" if summary.direction is Direction.HIGHER_IS_BETTER else "↓ lower is better"
-        lines.append(
-            f"{summary.metric:<{width}}  {mean:>6}  {summary.count:>5}  {summary.undetermined:>12}  {arrow:<18}  "
-            f"{undetermined_reasons(summary)}".rstrip()
-        )
-    return "\n".join(lines)
-
-
-def undetermined_reasons(summary: MetricAggregate) -> str:
-    """``no reference 3, judge error 1``: why a metric's undetermined samples are undetermined."""
-    return ", ".join(f"{kind} {count}" for kind, count in summary.undetermined_by_reason.items())
-
-
-def format_usage(usage: Usage) -> str:
-    parts = [f"{usage.calls} LLM calls"]
-    if usage.embedding_calls:
-        parts.append(f"{usage.embedding_calls} embedding calls")
-    parts.append(f"{usage.prompt_tokens:,} prompt + {usage.completion_tokens:,} completion tokens")
-    if usage.cache_hits:
-        parts.append(f"{usage.cache_hits} cache hits")
-    parts.append(f"{usage.latency_s:.1f} s judging")
-    if usage.cost_usd is not None:
-        cost = f"${usage.cost_usd:.4f}"
-    elif usage.calls == 0 and usage.embedding_calls == 0:
-        cost = "$0 (no paid calls)"
-    else:
-        cost = "unknown (no price for this model; pass --price)"
-    return f"judge usage: {', '.join(parts)}; estimated cost: {cost}"
+__all__ = [
+    "DIAGNOSTIC_GROUPS",
+    "format_table",
+    "format_usage",
+    "summarize",
+    "total_usage",
+    "undetermined_reasons",
+]
 
 
 def __getattr__(name: str) -> object:
     """``AggregateMode``, the old second name of :class:`~ragmetrics_core.aggregate.AggregationMode`, for one
     release (it was a ``Literal`` of the same two values; the enum accepts those strings)."""
     if name == "AggregateMode":
-        import warnings
-
         warnings.warn(
             "AggregateMode is deprecated and will be removed in the next release; use "
             "ragmetrics_core.AggregationMode (its values are the same strings)",

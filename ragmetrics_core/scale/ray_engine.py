@@ -32,6 +32,7 @@ from ragmetrics_core.judge_factory import JudgeSettings
 from ragmetrics_core.judges.quota import QuotaStats
 from ragmetrics_core.metrics import MetricOptions
 from ragmetrics_core.scale.ray_quota import RayGate
+from ragmetrics_core.scale.reaper import Reaper, start_reaper
 from ragmetrics_core.scale.rows import RowScorer, prepared_row, result_from_row
 
 DEFAULT_BATCH_SIZE = 64
@@ -39,9 +40,12 @@ _MAX_BLOCKS = 1000
 
 
 def connect(address: str | None = None, *, workers: int = 2) -> bool:
-    """Make sure this process is connected to Ray; ``True`` when it started a local instance (the caller shuts it
-    down). Without ``address`` (or ``RAY_ADDRESS``) a local Ray gets ``workers + 1`` logical CPUs: one actor per
-    worker, and one CPU left for Ray Data's own tasks, without which an actor pool holding every CPU can hang."""
+    """Make sure this process is connected to Ray; ``True`` when it started a local instance (the caller stops it
+    with :func:`shutdown_local`). Without ``address`` (or ``RAY_ADDRESS``) a local Ray gets ``workers + 1`` logical
+    CPUs: one actor per worker, and one CPU left for Ray Data's own tasks, without which an actor pool holding every
+    CPU can hang. A local instance is watched by a reaper process that stops what Ray leaves behind should this
+    process be killed (:mod:`ragmetrics_core.scale.reaper`)."""
+    global _reaper
     if ray.is_initialized():
         return False
     address = address or os.environ.get("RAY_ADDRESS")
@@ -49,14 +53,34 @@ def connect(address: str | None = None, *, workers: int = 2) -> bool:
         ray.init(address=address, log_to_driver=False, logging_level=logging.WARNING)
         started = False
     else:
+        # Token authentication is on for the instance we start (Ray's default); Ray's warning that says so is
+        # about our own choice, not the user's, and would break into the progress bar.
+        logging.getLogger("ray._private.authentication.authentication_token_setup").setLevel(logging.ERROR)
         # address="local": a new instance of our own, even when `ray start` left one running on this machine.
         ray.init(address="local", num_cpus=workers + 1, include_dashboard=False, log_to_driver=False,
                  logging_level=logging.WARNING)
+        _reaper = start_reaper()
         started = True
     context = ray.data.DataContext.get_current()
     context.enable_progress_bars = False  # the CLI draws its own bar over finished samples
     context.print_on_execution_start = False
+    # Ray Data warns that the bars we just turned off are off, and logs each execution's end at INFO: both would
+    # break into our bar. Its warnings and errors still show.
+    logging.getLogger("ray.data._internal.progress").setLevel(logging.ERROR)
+    logging.getLogger("ray.data._internal.execution.streaming_executor").setLevel(logging.WARNING)
     return started
+
+
+def shutdown_local() -> None:
+    """Shut down the local Ray instance :func:`connect` started (its reaper first, which then stops nothing)."""
+    global _reaper
+    if _reaper is not None:
+        _reaper.stop()
+        _reaper = None
+    ray.shutdown()
+
+
+_reaper: Reaper | None = None
 
 
 class _ScoringWorker:
@@ -126,7 +150,7 @@ def evaluate_on_ray(
             if not isinstance(row, LoadedSample):
                 raise InputError(row)
             loaded.append(row)
-        dataset = _prepared_dataset(loaded, batch_size)
+        dataset = _prepared_dataset(loaded, batch_size, workers)
     return score_dataset(dataset, scorer, workers=workers, batch_size=batch_size)
 
 
@@ -172,8 +196,8 @@ class RayFileEngine:
                 self.scorer.gate = gate
             by_id = {item[1].id: item for item in todo}
             results = score_dataset(
-                _prepared_dataset([loaded for _, loaded in todo], self.batch_size), self.scorer, workers=self.workers,
-                batch_size=self.batch_size,
+                _prepared_dataset([loaded for _, loaded in todo], self.batch_size, self.workers), self.scorer,
+                workers=self.workers, batch_size=self.batch_size,
             )
             description = f"evaluating on Ray ({resumed} resumed)" if resumed else "evaluating on Ray"
             bar = tqdm(total=len(todo), disable=not progress, unit="sample", file=sys.stderr, dynamic_ncols=True,
@@ -196,12 +220,13 @@ class RayFileEngine:
             if gate is not None:
                 gate.stop()
             if started:
-                ray.shutdown()
+                shutdown_local()
 
 
-def _prepared_dataset(loaded: Sequence[LoadedSample], batch_size: int) -> ray.data.Dataset:
-    # About one block per batch, so that the actors start scoring while later blocks are still queued.
-    blocks = max(1, min(_MAX_BLOCKS, math.ceil(len(loaded) / batch_size)))
+def _prepared_dataset(loaded: Sequence[LoadedSample], batch_size: int, workers: int) -> ray.data.Dataset:
+    # About one block per batch, so that the actors start scoring while later blocks are still queued, and at least
+    # one per worker (as rows allow): with fewer, Ray Data warns that the pool cannot be used and a worker idles.
+    blocks = max(1, min(_MAX_BLOCKS, len(loaded), max(workers, math.ceil(len(loaded) / batch_size))))
     return ray.data.from_items([prepared_row(row) for row in loaded], override_num_blocks=blocks)
 
 

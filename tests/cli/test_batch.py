@@ -36,7 +36,7 @@ def test_rows_carry_every_score_reason_usage_and_the_sample(tmp_path: Path, judg
         claims = [c for c in row["explanations"] if c["source"] == "response"]
         assert [c["category"] for c in claims] == ["correct_grounded", "hallucination"]
     assert [r.sample_id for r in run.results] == list(run.samples)
-    [precision] = [s for s in run.summary() if s.metric == "overall_precision"]
+    precision = run.summary()["overall_precision"]
     assert precision.mean == 0.5 and precision.count == 3 and precision.undetermined == 0
     assert run.usage.calls == 6
 
@@ -185,7 +185,7 @@ def test_ragchecker_outputs_reproduce_ragcheckers_figures(tmp_path: Path, ragche
     assert judge.extractions == 0  # everything came from the file's own claims and verdicts
     assert run.aggregate_mode == "ragchecker"
     expected = json.loads((ragchecker_dir / "checking_outputs.json").read_text("utf-8"))["metrics"]
-    ours = {s.metric: s.mean for s in run.summary()}
+    ours = run.summary().means()
     pairs = {
         "overall_precision": expected["overall"]["precision"],
         "overall_recall": expected["overall"]["recall"],
@@ -234,7 +234,7 @@ def test_an_evaluator_that_raises_costs_one_row_not_the_run(tmp_path: Path) -> N
     [broken] = [row for row in rows if row["error"]]
     assert broken["error"] == "RuntimeError: boom" and broken["judge"] == "fragile"
     assert broken["sample"]["user_input"] == "What is fact 2?"
-    [precision] = [s for s in run.summary() if s.metric == "overall_precision"]
+    precision = run.summary()["overall_precision"]
     assert precision.count == 3  # the failed sample is left out of the means
 
 

@@ -19,7 +19,7 @@ from ragmetrics_core.formats import InputError, RowError
 from ragmetrics_core.formats.results_io import read_results, scan_results
 from ragmetrics_core.report import render_report
 from ragmetrics_core.report.html import render_report_data
-from ragmetrics_core.report.summary import summarize, total_usage
+from ragmetrics_core.report.summary import total_usage
 from ragmetrics_core.results import Direction, EvaluationResult, MetricScore, Usage
 from ragmetrics_core.sample import RagSample
 from tests.cli.conftest import SentenceJudge, good_row, write_jsonl
@@ -54,7 +54,8 @@ Expected = dict[str, tuple[float | None, int, int, dict[str, int]]]
 
 def _reference(results: list[EvaluationResult], mode: AggregationMode) -> Expected:
     """The list computation written out independently: sum() in input order, numpy's mean for RAGChecker's rule,
-    Counter.most_common for the reasons."""
+    Counter.most_common for the reasons; failed results are in no metric's figures (aggregate's one rule)."""
+    results = [result for result in results if result.error is None]
     metrics = list(dict.fromkeys(metric for result in results for metric in result.scores))
     expected = {}
     for metric in metrics:
@@ -91,7 +92,7 @@ def test_running_figures_in_any_order_equal_the_list_computation_to_the_last_bit
 
 
 def test_running_figures_keep_eight_bytes_a_score_not_the_results() -> None:
-    running = RunningAggregate(skip_failed=True)
+    running = RunningAggregate()
     results = _results(300, seed=3)
     for position, result in enumerate(results):
         running.add(position, result)
@@ -130,7 +131,7 @@ def test_a_run_that_keeps_no_results_reports_what_the_full_list_reports(tmp_path
     lines = {key: row.line for key, row in stored.rows.items() if row.line is not None}
     for mode in ("determined", "ragchecker"):
         run.aggregate_mode = mode
-        assert run.summary() == summarize(in_order, mode)
+        assert run.summary() == aggregate(in_order, mode)
         expected = render_report(in_order, samples=samples, lines=lines, aggregate_mode=mode)
         assert _without_clock(render_report_data(run.report, aggregate_mode=mode)) == _without_clock(expected)
     assert run.usage == total_usage(in_order)
@@ -199,7 +200,7 @@ def test_a_bad_row_in_a_file_is_reported_before_anything_is_judged(tmp_path: Pat
 def test_a_capped_report_says_so_and_its_figures_cover_every_sample(tmp_path: Path) -> None:
     results = _results(9, seed=5)
     html = render_report(results, max_samples=3)
-    assert re.findall(r"<details class='sample' id='(sample-\d+)'", html) == ["sample-0", "sample-1", "sample-2"]
+    assert re.findall(r"<details class='sample' id='(sample-\d+)'", html) == ["sample-1", "sample-2", "sample-3"]
     assert "Showing the first 3 of 9 samples in detail" in html and "9 samples" in html
     assert "Showing the first" not in render_report(results)
 

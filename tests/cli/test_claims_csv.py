@@ -131,7 +131,7 @@ def test_the_report_of_csv_results_drills_down_to_claims(tmp_path: Path) -> None
     run = evaluate_file(source, out=out, judge=SentenceJudge(), metrics=METRICS, progress=False)
     results = [row.result for row in read_results(out).rows.values()]
     html = render_report(results, samples=run.samples)
-    assert "<li id='sample-0-claim-1' class='claim cat-halluc'>" in html and "The moon is cheese." in html
+    assert "<li id='sample-1-claim-2' class='claim cat-halluc'>" in html and "The moon is cheese." in html
 
 
 def test_jsonl_results_have_no_claims_file(tmp_path: Path) -> None:

@@ -97,7 +97,7 @@ def test_csv_in_with_column_mapping_and_csv_out(tmp_path: Path, run_cli: RunCli)
         "overall_precision,claim_recall",
     )
     assert done.returncode == 1
-    assert "in.csv:5: field 'docs': expected a list of contexts as a JSON array" in done.stderr
+    assert "in.csv:5 (row 4): field 'docs': expected a list of contexts as a JSON array" in done.stderr
     with (tmp_path / "out.csv").open(newline="", encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))
     assert len(rows) == 3
@@ -262,6 +262,45 @@ def test_an_input_without_samples_exits_non_zero_with_one_line(
     assert done.stdout == ""
     [line] = done.stderr.strip().splitlines()
     assert name in line and "no samples" in line
+
+
+@pytest.mark.parametrize("buffered", [True, False])
+@pytest.mark.parametrize("args", [("metrics",), ("evaluate", "in.jsonl"), ("--help",), ("evaluate", "--help")])
+def test_a_reader_that_goes_away_gets_no_traceback(tmp_path: Path, args: tuple[str, ...], buffered: bool) -> None:
+    write_jsonl(tmp_path / "in.jsonl", [good_row(0)])
+    env = cli_env()
+    env.pop("PYTHONUNBUFFERED", None)
+    if not buffered:
+        env["PYTHONUNBUFFERED"] = "1"
+    process = subprocess.Popen(
+        cli_command(*args), cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    assert process.stdout is not None and process.stderr is not None
+    process.stdout.close()  # gone before the first line is written, as `| head -5` is after its fifth
+    stderr = process.stderr.read()
+    code = process.wait(timeout=120)
+    assert "Traceback" not in stderr and "BrokenPipeError" not in stderr and "Exception ignored" not in stderr
+    if "--help" in args and not buffered:
+        assert code == 0  # argparse itself ignores a failed write of the help text and exits 0
+    else:
+        assert code == 141, stderr  # 128 + SIGPIPE, as a shell reports a closed pipe
+
+
+@pytest.mark.parametrize("out", ["out.jsonl", "out.csv"])
+def test_a_failing_run_leaves_no_empty_output_file_and_keeps_an_earlier_one(
+    tmp_path: Path, run_cli: RunCli, out: str
+) -> None:
+    (tmp_path / "empty.jsonl").write_text("", encoding="utf-8")
+    claims = tmp_path / out.replace(".csv", ".claims.csv")
+    done = run_cli("evaluate", "empty.jsonl", "--out", out)
+    assert done.returncode == 2 and "no samples" in done.stderr
+    assert not (tmp_path / out).exists() and not claims.exists()
+    # An earlier run's results are never removed, whatever this run does.
+    write_jsonl(tmp_path / "in.jsonl", [good_row(0)])
+    assert run_cli("evaluate", "in.jsonl", "--out", out).returncode == 0
+    before = (tmp_path / out).read_bytes()
+    assert run_cli("evaluate", "empty.jsonl", "--out", out).returncode == 2
+    assert (tmp_path / out).read_bytes() == before
 
 
 def test_retry_failed_says_how_many_new_samples_it_left(tmp_path: Path, run_cli: RunCli) -> None:

@@ -96,6 +96,19 @@ def test_bad_rows_are_reported_with_line_field_and_expectation_and_skipped(tmp_p
     assert str(by_line[3]).startswith(f"{path}:3: field 'response':")
 
 
+def test_a_truncated_jsonl_line_says_what_is_wrong_with_it_once(tmp_path: Path) -> None:
+    whole = json.dumps(good_row(1))
+    path = tmp_path / "in.jsonl"
+    # A line cut inside a string (a partial write), then a CRLF line cut the same way.
+    path.write_text(f"{whole}\n{whole[:40]}\n{whole[:40]}\r\n{whole}\n", encoding="utf-8", newline="")
+    samples, errors = _split(list(iter_samples(path)))
+    assert [s.line for s in samples] == [1, 4]
+    opening_quote = whole[:40].rindex('"') + 1  # the cut string's opening quote, counted from 1
+    for error in errors:
+        assert error.message == f"not valid JSON (Unterminated string starting at column {opening_quote})", error
+    assert [e.line for e in errors] == [2, 3]
+
+
 def test_load_samples_raises_on_the_first_bad_row_unless_told_to_skip(tmp_path: Path) -> None:
     path = write_jsonl(tmp_path / "in.jsonl", [good_row(1), {**good_row(2), "reference": ["a"]}, good_row(3)])
     with pytest.raises(InputError, match=r":2: field 'reference': expected a string"):
@@ -141,7 +154,7 @@ def test_json_object_wrapping_rows(tmp_path: Path) -> None:
     path = tmp_path / "in.json"
     path.write_text(json.dumps({"samples": [good_row(1), 7, good_row(2)]}), "utf-8")
     samples, errors = _split(list(iter_samples(path)))
-    assert len(samples) == 2 and errors[0].item == 1 and "item 1" in str(errors[0])
+    assert len(samples) == 2 and errors[0].item == 1 and str(errors[0]).startswith(f"{path}: row 2: ")
 
 
 def test_ids_are_stable_content_hashes_and_repeats_are_numbered(tmp_path: Path) -> None:

@@ -62,20 +62,21 @@ def test_report_is_self_contained_and_every_anchor_resolves(tmp_path: Path) -> N
     assert "Content-Security-Policy" in html and "default-src 'none'" in html
     internal = [href[1:] for href in parsed.hrefs if href.startswith("#")]
     assert internal and all(target in parsed.ids for target in internal)
-    assert {"sample-0", "sample-0-chunk-0", "sample-0-claim-1", "summary", "diagnostic"} <= parsed.ids
+    assert {"sample-1", "sample-1-chunk-1", "sample-1-claim-2", "summary", "diagnostic"} <= parsed.ids
+    assert not {"sample-0", "sample-1-chunk-0", "sample-1-claim-0"} & parsed.ids  # numbered from 1, as labelled
 
 
 def test_claims_are_coloured_by_category_and_linked_to_their_chunk(tmp_path: Path) -> None:
     run = _run(tmp_path, [good_row(1)])
     html = render_report(run.results, samples=run.samples)
-    grounded = re.search(r"<li id='sample-0-claim-0' class='claim cat-grounded'>.*?</li>", html)
-    assert grounded and "href='#sample-0-chunk-0'" in grounded.group(0)
-    hallucinated = re.search(r"<li id='sample-0-claim-1' class='claim cat-halluc'>.*?</li>", html)
+    grounded = re.search(r"<li id='sample-1-claim-1' class='claim cat-grounded'>.*?</li>", html)
+    assert grounded and "href='#sample-1-chunk-1'>chunk 1</a>" in grounded.group(0)
+    hallucinated = re.search(r"<li id='sample-1-claim-2' class='claim cat-halluc'>.*?</li>", html)
     assert hallucinated and "no chunk supports it" in hallucinated.group(0)
     # the scripted judge gives plain verdicts: grounding 1 for the supported claim, 0 for the other
     assert "grounding 1.00" in grounded.group(0) and "grounding 0.00" in hallucinated.group(0)
     # the claim is highlighted inside the response, linking to its entry in the claim list
-    assert "<a class='mark cat-halluc' href='#sample-0-claim-1'" in html
+    assert "<a class='mark cat-halluc' href='#sample-1-claim-2'" in html
     assert "data-flags='hallucination'" in html
 
 
@@ -124,7 +125,7 @@ def test_histograms_count_every_determined_score(tmp_path: Path) -> None:
     assert ("0.5", "0.6", "4") in titles
 
 
-def test_report_and_summary_say_why_scores_are_undetermined_and_number_samples_by_input_line(
+def test_report_and_summary_say_why_scores_are_undetermined_and_name_each_samples_input_line(
     tmp_path: Path, run_cli: RunCli
 ) -> None:
     lines = [
@@ -140,5 +141,35 @@ def test_report_and_summary_say_why_scores_are_undetermined_and_number_samples_b
     assert recall.rstrip().endswith("no reference 1")
     html = (tmp_path / "report.html").read_text("utf-8")
     assert "<th>why undetermined</th>" in html and "no reference 1" in html
-    numbers = re.findall(r"<span class='idx' title='input line'>#(\d+)</span>", html)
-    assert numbers == ["1", "4"]
+    # Labelled and linked in report order from 1 (so #sample-2 opens "#2"); the input line beside it when it differs.
+    labels = re.findall(r"<details class='sample' id='(sample-\d+)'.*?<span class='idx' title='([^']*)'>#(\d+)</span> "
+                        r"(<span class='line'>line \d+</span>)?", html)
+    assert [(anchor, number, line) for anchor, _, number, line in labels] == [
+        ("sample-1", "1", ""), ("sample-2", "2", "<span class='line'>line 4</span>")]
+    assert "line 1 of the input" in labels[0][1] and "line 4 of the input" in labels[1][1]
+
+
+def test_every_anchor_and_link_reads_as_its_label(tmp_path: Path) -> None:
+    run = _run(tmp_path, [good_row(i) for i in range(25)])
+    html = render_report(run.results, samples=run.samples)
+    for number in (1, 19, 20, 25):
+        block = re.search(rf"<details class='sample' id='sample-{number}' [^>]*><summary><span class='idx'[^>]*>"
+                          rf"#(\d+)</span>", html)
+        assert block is not None and block.group(1) == str(number)
+    assert "id='sample-0'" not in html and "id='sample-26'" not in html
+    chunk = re.search(r"<li id='sample-19-chunk-(\d+)' class='chunk'><div class='chunk-head'>chunk (\d+) ", html)
+    assert chunk is not None and chunk.group(1) == chunk.group(2) == "1"
+    claims = re.findall(r"<li id='sample-19-claim-(\d+)' class='claim[^']*'>", html)
+    assert claims == [str(n) for n in range(1, len(claims) + 1)] and claims
+
+
+def test_the_page_names_cjk_fonts_before_the_generic_family() -> None:
+    html = render_report([])
+    body = re.search(r"\nbody \{[^}]*font:14px/1\.5 ([^;]*);", html)
+    assert body is not None
+    families = [name.strip().strip('"') for name in body.group(1).split(",")]
+    assert families[-1] == "sans-serif"
+    # A Chinese, Japanese and Korean font on each platform, all before the generic family.
+    for name in ("PingFang SC", "Microsoft YaHei", "Noto Sans CJK SC", "Source Han Sans SC", "WenQuanYi Micro Hei",
+                 "Hiragino Sans", "Malgun Gothic"):
+        assert name in families[:-1], name

@@ -80,7 +80,7 @@ def test_evaluate_takes_every_dataset_shape_and_scores_them_alike(tmp_path: Path
         assert [result.values() for result in run.results] == expected, name
         frame = run.to_pandas()
         assert list(frame["faithfulness"]) == [values["faithfulness"] for values in expected], name
-        assert {entry.metric for entry in run.summary()} == set(METRICS), name
+        assert set(run.summary().metrics) == set(METRICS), name
 
 
 def test_load_samples_and_evaluate_file_read_a_dataframe_too() -> None:
@@ -103,7 +103,91 @@ def test_evaluate_many_refuses_a_dataframe_instead_of_scoring_its_column_names()
 
 def test_a_bad_row_raises_before_anything_is_judged_unless_skipped() -> None:
     rows = [*ROWS, {"user_input": "q", "retrieved_contexts": ["c"]}]  # no response
-    with pytest.raises(InputError, match=r"item 2.*response"):
+    with pytest.raises(InputError, match=r"<list>: row 3: field .response.: no response column"):
         evaluate(rows, metrics=METRICS)
     run = evaluate(rows, metrics=METRICS, skip_bad_rows=True, progress=False)
     assert len(run.results) == 2 and len(run.errors) == 1
+
+
+@pytest.mark.parametrize("content", ["", "\n\n"])
+def test_data_without_a_row_fails_clearly_as_the_cli_does(tmp_path: Path, content: str) -> None:
+    path = tmp_path / "empty.jsonl"
+    path.write_text(content, encoding="utf-8")
+    with pytest.raises(InputError, match=r"empty\.jsonl: no samples to evaluate \(the input is empty"):
+        evaluate(path)
+    with pytest.raises(InputError, match=r"^<DataFrame>: no samples to evaluate"):
+        evaluate(pd.DataFrame(columns=["user_input", "response"]))
+    with pytest.raises(InputError, match=r"^<list>: no samples to evaluate"):
+        evaluate([])
+    # Rows that were all bad and skipped on request are not "no rows": the run says what it skipped.
+    run = evaluate([{"user_input": "q"}], skip_bad_rows=True, progress=False)
+    assert run.total == 0 and len(run.errors) == 1
+
+
+RAGAS_CSV = (
+    "question,contexts,answer,ground_truth\n"
+    '"When was the Eiffel Tower completed?","[""The Eiffel Tower was completed in 1889."", ""Paris is in France.""]",'
+    '"It was completed in 1889.","The Eiffel Tower was completed in 1889."\n'
+    "\"What is the capital of France?\",\"['Paris is the capital of France.', 'Lyon is a city.']\",\"Paris.\",\n"
+    '"Who wrote Hamlet?",Hamlet is a play by Shakespeare.,"Shakespeare.","Shakespeare wrote Hamlet."\n'
+)
+
+
+def test_a_csv_read_by_pandas_gives_the_samples_the_cli_reads_from_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "ragas.csv"
+    path.write_text(RAGAS_CSV, encoding="utf-8")
+    from_file = load_samples(path)  # what `ragmetrics evaluate ragas.csv` reads
+    from_frame = load_samples(pd.read_csv(path))
+    assert [s.context_texts for s in from_frame] == [
+        ["The Eiffel Tower was completed in 1889.", "Paris is in France."],  # a JSON array
+        ["Paris is the capital of France.", "Lyon is a city."],  # a Python list literal, as pandas writes one
+        ["Hamlet is a play by Shakespeare."],  # plain text: one context
+    ]
+    assert from_frame[1].reference is None  # an empty cell (NaN in the frame) is no reference
+    assert [s.model_dump() for s in from_frame] == [s.model_dump() for s in from_file]
+    run = evaluate(pd.read_csv(path), metrics=METRICS, progress=False)
+    assert [r.values() for r in run.results] == [r.values() for r in evaluate(path, metrics=METRICS).results]
+
+
+def test_a_bad_cell_is_named_by_the_same_row_from_the_file_and_from_the_frame(tmp_path: Path) -> None:
+    path = tmp_path / "ragas.csv"
+    path.write_text(RAGAS_CSV + '"Q4","[unclosed","A4","G4"\n', encoding="utf-8")
+    with pytest.raises(InputError) as from_file:
+        load_samples(path)
+    with pytest.raises(InputError) as from_frame:
+        load_samples(pd.read_csv(path))
+    problem = "field 'contexts': expected a list of contexts as a JSON array or a Python list literal"
+    assert str(from_file.value) == f"{path}:5 (row 4): {problem}"  # line 5 of the file, its 4th row under the header
+    assert str(from_frame.value) == f"<DataFrame>: row 4: {problem}"  # df.iloc[3]
+
+
+def test_a_frame_that_repeats_a_column_is_refused_naming_it() -> None:
+    frame = pd.DataFrame([["q", "first answer", "second answer"]], columns=["user_input", "response", "response"])
+    with pytest.raises(InputError, match=r"<DataFrame>: the header repeats column 'response'; name each once"):
+        evaluate(frame)
+
+
+@pytest.mark.parametrize("missing", [None, float("nan"), pd.NaT, pd.NA])
+def test_an_empty_response_cell_is_a_missing_response_in_its_row(missing: object) -> None:
+    frame = pd.DataFrame({"user_input": ["q1", "q2"], "response": ["An answer.", missing], "reference": ["r", "r"]},
+                         dtype=object)
+    empty_cell = r"^<DataFrame>: row 2: field 'response': missing response \(the cell is empty\)$"
+    with pytest.raises(InputError, match=empty_cell):
+        evaluate(frame)
+    rows = [{"user_input": "q", "response": "An answer."}, {"user_input": "q", "response": missing}]
+    with pytest.raises(InputError, match=r"^<list>: row 2: field 'response': missing response \(null\)$"):
+        evaluate(rows)
+
+
+def test_nat_is_a_missing_value_like_nan() -> None:
+    frame = pd.DataFrame({
+        "user_input": ["q1", "q2"],
+        "retrieved_contexts": [["Paris is the capital of France."], pd.NaT],
+        "response": ["Paris is the capital of France.", "Paris."],
+        "reference": [pd.NaT, float("nan")],
+        "checked_at": [pd.NaT, pd.Timestamp("2026-01-02")],
+    }, dtype=object)
+    samples = load_samples(frame)
+    assert [s.reference for s in samples] == [None, None]
+    assert [s.context_texts for s in samples] == [["Paris is the capital of France."], []]
+    assert "checked_at" not in samples[0].metadata and "checked_at" in samples[1].metadata

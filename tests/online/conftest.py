@@ -56,7 +56,7 @@ def paris_draft(**overrides: Any) -> SampleDraft:
 
 @pytest.fixture
 def make_online() -> Iterator[Callable[..., OnlinePipeline]]:
-    """Build OnlineEvaluators around the real engine with a scripted judge; all are shut down afterwards."""
+    """Build OnlinePipelines around the real engine with a scripted judge; all are shut down afterwards."""
     made: list[OnlinePipeline] = []
 
     def make(judge: ScriptedJudge | None = None, metrics: tuple[str, ...] = METRICS, **kwargs: Any) -> OnlinePipeline:

@@ -1,5 +1,6 @@
 """Kill the driver of a Ray run (SIGKILL, no chance to clean up) and run the same command again: every row once,
-scores equal to an uninterrupted run's. This one starts its own local Ray (no --address), as a user's laptop would."""
+scores equal to an uninterrupted run's, and no Ray process of the killed run left behind. This one starts its own
+local Ray (no --address), as a user's laptop would."""
 
 from __future__ import annotations
 
@@ -10,10 +11,12 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import psutil
 import pytest
 
 from ragmetrics_core.batch import evaluate_file
 from ragmetrics_core.judge_factory import JudgeSettings
+from ragmetrics_core.scale.reaper import ray_descendants
 from tests.cli.conftest import cli_command, good_row, read_jsonl, write_jsonl
 from tests.llm.fake_openai_server import FakeOpenAIServer
 from tests.scale.conftest import ray_env, records_by_id
@@ -43,13 +46,17 @@ def test_sigkill_mid_run_then_the_same_command_finishes_each_row_once(
         "--batch-size", "4", "--no-progress",
     )
     out = tmp_path / "out.jsonl"
-    driver = subprocess.Popen(command, cwd=tmp_path, env=ray_env(), stdout=subprocess.DEVNULL,
-                              stderr=subprocess.DEVNULL, start_new_session=True)
+    with (tmp_path / "stderr.txt").open("wb") as stderr:
+        driver = subprocess.Popen(command, cwd=tmp_path, env=ray_env(), stdout=subprocess.DEVNULL, stderr=stderr,
+                                  start_new_session=True)
+    ray_processes: dict[int, psutil.Process] = {}
     try:
         deadline = time.monotonic() + 180
         while _lines(out) < 8 and driver.poll() is None and time.monotonic() < deadline:
+            ray_processes.update((process.pid, process) for process in ray_descendants(driver.pid))
             time.sleep(0.02)
         assert driver.poll() is None, "the run ended before it could be killed"
+        ray_processes.update((process.pid, process) for process in ray_descendants(driver.pid))
         os.kill(driver.pid, signal.SIGKILL)
         driver.wait(timeout=30)
     finally:
@@ -57,6 +64,15 @@ def test_sigkill_mid_run_then_the_same_command_finishes_each_row_once(
             driver.kill()
     killed_at = _lines(out)
     assert 8 <= killed_at < ROWS
+    # Ray's raylet and GCS exit by themselves; its DashboardAgent and RuntimeEnvAgent are stopped by our reaper.
+    names = {process.pid: process.name() for process in ray_processes.values() if process.is_running()}
+    assert any(name == "ray::DashboardAgent" for name in names.values()), names
+    _, alive = psutil.wait_procs(list(ray_processes.values()), timeout=30)
+    assert not alive, [names.get(process.pid, process.pid) for process in alive]
+    # Nothing of Ray's own chatter broke into the output (the CLI draws the only progress bar).
+    noise = (tmp_path / "stderr.txt").read_text("utf-8", errors="replace")
+    for line in ("Token authentication is enabled", "Progress bars disabled", "execution finished", "UserWarning"):
+        assert line not in noise, noise
 
     again = subprocess.run(command, cwd=tmp_path, env=ray_env(), capture_output=True, text=True, timeout=300)
     assert again.returncode == 0, again.stderr

@@ -82,7 +82,7 @@ def test_a_bad_raw_row_becomes_an_error_row_naming_it() -> None:
     assert len(out) == 2
     bad = [row for row in out if row["error"]]
     assert len(bad) == 1
-    assert bad[0]["error"].startswith("bad input row: <list>: item 1")
+    assert bad[0]["error"].startswith("bad input row: <list>: row 2")
     assert "response" in bad[0]["error"]
 
 
