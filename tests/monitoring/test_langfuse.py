@@ -15,7 +15,6 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 
 from ragmetrics_core.engine import Evaluator
 from ragmetrics_core.online import OnlinePipeline, Origin, OtelEmitter, SpanRef
-from ragmetrics_core.online.emitters.base import EmitterRunner, start_runner
 from ragmetrics_core.online.emitters.langfuse import (
     MAX_BODY_BYTES,
     MAX_COMMENT_CHARS,
@@ -146,9 +145,6 @@ def test_a_retried_request_does_not_duplicate_scores(langfuse: tuple[LangfuseSta
 def test_emit_only_queues_and_the_sender_batches(langfuse: tuple[LangfuseStandIn, str]) -> None:
     stand_in, url = langfuse
     target = emitter(url, batch_size=4, max_delay_s=30)
-    runner = start_runner(emitter(url), "langfuse", 10, lambda *_: None)
-    assert isinstance(runner, EmitterRunner)  # its own thread: never called on the scoring worker
-    assert runner.begin_close(1) and runner.wait_closed(5)
     for n in range(3):
         target.emit(_record(target, span(n)))  # 3 scores each
     deadline = time.monotonic() + 10
