@@ -23,7 +23,7 @@ from ragmetrics_core.metrics import MetricOptions, Scoring
 from ragmetrics_core.summary_format import format_usage
 
 if TYPE_CHECKING:
-    from ragmetrics_core.batch import FileEngine
+    from ragmetrics_core.batch import BatchRun, FileEngine
 
 EXIT_OK, EXIT_PARTIAL, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 EXIT_BROKEN_PIPE = 128 + 13  # killed by SIGPIPE, as a shell reports it
@@ -214,14 +214,34 @@ def _price(value: str | None) -> tuple[float, float] | None:
 
 
 def _evaluate(args: argparse.Namespace) -> int:
-    from ragmetrics_core.batch import evaluate_file
-    from ragmetrics_core.report.html import write_report_data
-
+    """``ragmetrics evaluate``: settings from the flags → the file run → what it did → the report → the exit code."""
     metrics = _split(args.metrics) or None
     if metrics is not None:
         _check_metric_ids(metrics)
+    settings = _judge_settings(args)
+    engine = _engine(args, settings, metrics)
+    run = _run_file(args, settings, metrics, engine)
+    if not run.total and not run.skipped:
+        source = "standard input" if args.input == "-" else args.input
+        print(f"ragmetrics: error: {source}: {NO_SAMPLES}", file=sys.stderr)
+        return EXIT_USAGE
+    _print_outcome(run, engine)
+    if args.report:
+        _write_report(args, run)
+    if run.interrupted:
+        print("interrupted: run the same command again to continue", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    return EXIT_PARTIAL if run.errors or run.failed else EXIT_OK
+
+
+def _judge_settings(args: argparse.Namespace) -> JudgeSettings:
     models = _split(args.models) or ([args.model] if args.model else [])
-    settings = JudgeSettings(
+    if args.judge == "embedded" and (models or args.base_url or args.cache or args.price):
+        print(
+            "ragmetrics: note: --model/--models/--base-url/--cache/--price apply to --judge openai only",
+            file=sys.stderr,
+        )
+    return JudgeSettings(
         kind=args.judge,
         models=models,
         base_url=args.base_url,
@@ -231,12 +251,14 @@ def _evaluate(args: argparse.Namespace) -> int:
         api_key_env=args.api_key_env,
         limits=_limits(args),
     )
-    if args.judge == "embedded" and (models or args.base_url or args.cache or args.price):
-        print(
-            "ragmetrics: note: --model/--models/--base-url/--cache/--price apply to --judge openai only",
-            file=sys.stderr,
-        )
-    engine = _engine(args, settings, metrics)
+
+
+def _run_file(
+    args: argparse.Namespace, settings: JudgeSettings, metrics: list[str] | None, engine: FileEngine | None
+) -> BatchRun:
+    """The file run; a run that fails, or finds no sample, before writing a row leaves no empty ``--out`` behind."""
+    from ragmetrics_core.batch import evaluate_file
+
     created = _new_outputs(args.out)
     try:
         run = evaluate_file(
@@ -257,13 +279,15 @@ def _evaluate(args: argparse.Namespace) -> int:
             only_failed=args.retry_failed,
         )
     except BaseException:
-        _remove_if_empty(created)  # a run that fails before writing a row leaves no empty --out behind
+        _remove_if_empty(created)
         raise
     if not run.total and not run.skipped:
         _remove_if_empty(created)
-        source = "standard input" if args.input == "-" else args.input
-        print(f"ragmetrics: error: {source}: {NO_SAMPLES}", file=sys.stderr)
-        return EXIT_USAGE
+    return run
+
+
+def _print_outcome(run: BatchRun, engine: FileEngine | None) -> None:
+    """The summary table, the judge's usage, the counts, and what is left to do."""
     print(run.summary().table())
     print(format_usage(run.usage))
     counts = (
@@ -290,15 +314,15 @@ def _evaluate(args: argparse.Namespace) -> int:
     if quota is not None:
         print(f"rate limit and budget: {quota.requests} requests, {quota.rate_limited} answered 429, "
               f"${quota.spent_usd:.4f} spent", file=sys.stderr)
-    if args.report:
-        title = args.title or f"ragmetrics: {Path(args.input).name if args.input != '-' else 'stdin'}"
-        run.report.skipped = run.skipped
-        path = write_report_data(run.report, args.report, title=title, aggregate_mode=run.aggregate_mode)
-        print(f"report: {path}")
-    if run.interrupted:
-        print("interrupted: run the same command again to continue", file=sys.stderr)
-        return EXIT_INTERRUPTED
-    return EXIT_PARTIAL if run.errors or run.failed else EXIT_OK
+
+
+def _write_report(args: argparse.Namespace, run: BatchRun) -> None:
+    from ragmetrics_core.report.html import write_report_data
+
+    title = args.title or f"ragmetrics: {Path(args.input).name if args.input != '-' else 'stdin'}"
+    run.report.skipped = run.skipped
+    path = write_report_data(run.report, args.report, title=title, aggregate_mode=run.aggregate_mode)
+    print(f"report: {path}")
 
 
 def _new_outputs(out: str | None) -> list[Path]:
