@@ -262,37 +262,13 @@ def _sample(index: int, result: EvaluationResult, sample: RagSample | None, line
     # Every anchor is numbered as its label reads, from 1: "#3" is sample-3, its "chunk 1" sample-3-chunk-1.
     number = index + 1
     anchor = f"sample-{number}"
-    categories = {claim.category for claim in result.explanations if claim.source == "response"}
-    flags = [
-        flag
-        for flag, present in (
-            ("hallucination", "hallucination" in categories),
-            ("noise", bool(categories & {"noise_relevant", "noise_irrelevant"})),
-            ("failed", result.error is not None),
-        )
-        if present
-    ]
+    flags = _flags(result)
     data_scores = " ".join(
         f"data-s-{escape(metric)}='{score.score:.6f}'"
         for metric, score in result.scores.items()
         if score.score is not None
     )
-    question = sample.user_input if sample is not None else ""
-    headline = "".join(_badge(result.scores[metric]) for metric in _HEADLINE if metric in result.scores)
-    dots = "".join(
-        f"<span class='dot {_CATEGORY_CLASS.get(claim.category or '', 'cat-none')}' "
-        f"title='{escape(_CATEGORY_LABEL.get(claim.category or '', 'not categorised'))}'></span>"
-        for claim in result.explanations
-        if claim.source == "response"
-    )
-    where = f"line {line} of the input" if line is not None else "its place in the input"
-    at_line = f"<span class='line'>line {line}</span> " if line is not None and line != number else ""
-    summary = (
-        f"<summary><span class='idx' title='sample {number} of this report ({escape(where)}); link: #{anchor}'>"
-        f"#{number}</span> {at_line}"
-        f"<span class='q'>{escape(_clip(question, 110) or '(no question)')}</span>"
-        f"<span class='badges'>{headline}</span><span class='dots'>{dots}</span></summary>"
-    )
+    summary = _summary_line(number, anchor, result, sample, line)
     body = [
         f"<p class='sid'>sample id <code>{escape(result.sample_id or '')}</code> · judge "
         f"<code>{escape(result.judge)}</code></p>"
@@ -308,6 +284,42 @@ def _sample(index: int, result: EvaluationResult, sample: RagSample | None, line
         f"<details class='sample' id='{anchor}' data-index='{index}' "
         f"data-flags='{' '.join(flags)}' {data_scores}>"
         f"{summary}<div class='body'>{''.join(body)}</div></details>"
+    )
+
+
+def _flags(result: EvaluationResult) -> list[str]:
+    """What the report's filters select a sample by: a hallucinated or noise-copied claim, a failed evaluation."""
+    categories = {claim.category for claim in result.explanations if claim.source == "response"}
+    return [
+        flag
+        for flag, present in (
+            ("hallucination", "hallucination" in categories),
+            ("noise", bool(categories & {"noise_relevant", "noise_irrelevant"})),
+            ("failed", result.error is not None),
+        )
+        if present
+    ]
+
+
+def _summary_line(
+    number: int, anchor: str, result: EvaluationResult, sample: RagSample | None, line: int | None
+) -> str:
+    """The sample's closed row: its number (and input line), question, headline badges and one dot per claim."""
+    question = sample.user_input if sample is not None else ""
+    headline = "".join(_badge(result.scores[metric]) for metric in _HEADLINE if metric in result.scores)
+    dots = "".join(
+        f"<span class='dot {_CATEGORY_CLASS.get(claim.category or '', 'cat-none')}' "
+        f"title='{escape(_CATEGORY_LABEL.get(claim.category or '', 'not categorised'))}'></span>"
+        for claim in result.explanations
+        if claim.source == "response"
+    )
+    where = f"line {line} of the input" if line is not None else "its place in the input"
+    at_line = f"<span class='line'>line {line}</span> " if line is not None and line != number else ""
+    return (
+        f"<summary><span class='idx' title='sample {number} of this report ({escape(where)}); link: #{anchor}'>"
+        f"#{number}</span> {at_line}"
+        f"<span class='q'>{escape(_clip(question, 110) or '(no question)')}</span>"
+        f"<span class='badges'>{headline}</span><span class='dots'>{dots}</span></summary>"
     )
 
 
