@@ -80,3 +80,17 @@ def renamed_keyword(owner: str, old: str, old_value: T | None, new: str, new_val
         stacklevel=3,
     )
     return old_value
+
+
+def renamed_attribute(owner: str, old: str, new: str) -> Any:
+    """A read-only class attribute ``old`` serving ``new`` for one release, with a ``DeprecationWarning``."""
+
+    def read(self: object) -> object:
+        warnings.warn(
+            f"{owner}.{old} is deprecated and will be removed in the next release; use .{new}",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return getattr(self, new)
+
+    return property(read, doc=f"Deprecated old name of :attr:`{new}`.")

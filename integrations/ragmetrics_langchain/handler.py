@@ -22,7 +22,6 @@ import logging
 import sys
 import threading
 import time
-import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, fields
 from typing import Any
@@ -30,7 +29,7 @@ from uuid import UUID
 
 from langchain_core.callbacks import BaseCallbackHandler
 
-from ragmetrics_core._lazy import renamed_keyword
+from ragmetrics_core._lazy import renamed_attribute, renamed_keyword
 from ragmetrics_core.online.capture import active_span
 from ragmetrics_core.online.types import SampleSink, SpanRef
 from ragmetrics_langchain.extract import describe, input_text, plain_run_metadata
@@ -143,15 +142,7 @@ class RagMetricsCallbackHandler(BaseCallbackHandler):
         self._counts: dict[str, int] = dict.fromkeys(_OWN_COUNTERS, 0)
         self._last_logged: dict[str, float] = {}
 
-    @property
-    def evaluator(self) -> SampleSink:
-        """Deprecated old name of :attr:`pipeline`."""
-        warnings.warn(
-            "RagMetricsCallbackHandler.evaluator is deprecated and will be removed in the next release; use .pipeline",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        return self.pipeline
+    evaluator = renamed_attribute("RagMetricsCallbackHandler", "evaluator", "pipeline")
 
     # -- chain events -------------------------------------------------------------------------------
 

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import threading
 import uuid
-import warnings
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any, Unpack
 
 from llama_index.core.instrumentation import Dispatcher, get_dispatcher  # type: ignore[attr-defined]  # public path, implicit re-export
 
-from ragmetrics_core._lazy import renamed_keyword
+from ragmetrics_core._lazy import renamed_attribute, renamed_keyword
 from ragmetrics_core.online.types import SampleSink
 from ragmetrics_llamaindex._capture import CaptureScope
 from ragmetrics_llamaindex._handlers import EventTap, SpanTap
@@ -97,15 +96,7 @@ class RagMetricsInstrumentor:
         """The sink samples go to (created at :meth:`instrument` when none was given)."""
         return self._sink
 
-    @property
-    def evaluator(self) -> SampleSink | None:
-        """Deprecated old name of :attr:`pipeline`."""
-        warnings.warn(
-            "RagMetricsInstrumentor.evaluator is deprecated and will be removed in the next release; use .pipeline",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        return self._sink
+    evaluator = renamed_attribute("RagMetricsInstrumentor", "evaluator", "pipeline")
 
     @property
     def is_instrumented(self) -> bool:

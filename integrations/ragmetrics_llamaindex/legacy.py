@@ -9,13 +9,12 @@ per application, not both (each would submit its own copy of every query).
 from __future__ import annotations
 
 import logging
-import warnings
 from typing import Any, Unpack
 
 from llama_index.core.callbacks.base_handler import BaseCallbackHandler
 from llama_index.core.callbacks.schema import CBEventType, EventPayload
 
-from ragmetrics_core._lazy import renamed_keyword
+from ragmetrics_core._lazy import renamed_attribute, renamed_keyword
 from ragmetrics_core.online.types import SampleSink
 from ragmetrics_llamaindex._handlers import wrap_stream
 from ragmetrics_llamaindex._snapshot import contexts_of, query_text, response_text, source_nodes_of
@@ -50,15 +49,7 @@ class RagMetricsCallbackHandler(BaseCallbackHandler):
     def pipeline(self) -> SampleSink:
         return self._registry.sink
 
-    @property
-    def evaluator(self) -> SampleSink:
-        """Deprecated old name of :attr:`pipeline`."""
-        warnings.warn(
-            "RagMetricsCallbackHandler.evaluator is deprecated and will be removed in the next release; use .pipeline",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        return self._registry.sink
+    evaluator = renamed_attribute("RagMetricsCallbackHandler", "evaluator", "pipeline")
 
     def stats(self) -> dict[str, int]:
         counts = self._stats.snapshot()
