@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from ragmetrics_core.formats import InputError, load_samples
     from ragmetrics_core.judges.base import Judge, JudgeError
     from ragmetrics_core.judges.embedded import EmbeddedJudge
+    from ragmetrics_core.judges.model import ModelJudge
     from ragmetrics_core.judges.openai import OpenAIJudge, OpenAIJudgeConfig
     from ragmetrics_core.metrics import METRICS
     from ragmetrics_core.metrics.custom import CustomMetric, metric
@@ -74,6 +75,7 @@ _EXPORTS = {
     **dict.fromkeys(("CustomMetric", "metric"), "ragmetrics_core.metrics.custom"),
     **dict.fromkeys(("Judge", "JudgeError"), "ragmetrics_core.judges.base"),
     "EmbeddedJudge": "ragmetrics_core.judges.embedded",
+    "ModelJudge": "ragmetrics_core.judges.model",
     **dict.fromkeys(("OpenAIJudge", "OpenAIJudgeConfig"), "ragmetrics_core.judges.openai"),
     **dict.fromkeys(("OnlinePipeline", "PrivacyOptions", "Sampler"), "ragmetrics_core.online"),
 }
@@ -115,6 +117,7 @@ __all__ = [
     "Judge",
     "JudgeError",
     "MetricScore",
+    "ModelJudge",
     "OnlinePipeline",
     "OpenAIJudge",
     "OpenAIJudgeConfig",

@@ -123,12 +123,19 @@ def _evaluate_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
     evaluate.add_argument("--metrics", help="comma-separated metric ids (default: all; see 'ragmetrics metrics')")
     evaluate.add_argument(
         "--judge",
-        choices=("embedded", "openai"),
+        choices=("embedded", "openai", "model"),
         default=os.environ.get("RAGMETRICS_JUDGE", "embedded"),
-        help="embedded (offline, default) or openai (any OpenAI-compatible endpoint); env RAGMETRICS_JUDGE",
+        help="embedded (offline, default), openai (any OpenAI-compatible endpoint) or model (a local NLI model "
+        "on ONNX Runtime: pip install 'ragmetrics[model]'); env RAGMETRICS_JUDGE",
     )
-    evaluate.add_argument("--model", help="judge model (env RAGMETRICS_JUDGE_MODEL)")
+    evaluate.add_argument(
+        "--model", help="judge model (env RAGMETRICS_JUDGE_MODEL); with --judge model: a model directory or Hub id"
+    )
     evaluate.add_argument("--models", help="comma-separated judge models: an ensemble of several LLM judges")
+    evaluate.add_argument(
+        "--claims-model",
+        help="with --judge model: an LLM (set up as for --judge openai) extracts the claims, not the embedded judge",
+    )
     evaluate.add_argument(
         "--ensemble",
         choices=("mean", "majority"),
@@ -238,7 +245,7 @@ def _judge_settings(args: argparse.Namespace) -> JudgeSettings:
     models = _split(args.models) or ([args.model] if args.model else [])
     if args.judge == "embedded" and (models or args.base_url or args.cache or args.price):
         print(
-            "ragmetrics: note: --model/--models/--base-url/--cache/--price apply to --judge openai only",
+            "ragmetrics: note: --model/--models/--base-url/--cache/--price apply to --judge openai or model only",
             file=sys.stderr,
         )
     return JudgeSettings(
@@ -250,6 +257,7 @@ def _judge_settings(args: argparse.Namespace) -> JudgeSettings:
         ensemble=args.ensemble,
         api_key_env=args.api_key_env,
         limits=_limits(args),
+        extractor_model=args.claims_model,
     )
 
 

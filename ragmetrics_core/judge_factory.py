@@ -1,12 +1,12 @@
-"""Build the evaluator the command line (or a config) asks for: the embedded judge, one LLM judge, or an
-ensemble of several. Optional judges are imported only when used."""
+"""Build the evaluator the command line (or a config) asks for: the embedded judge, one LLM judge, a local model
+judge, or an ensemble of several. Optional judges are imported only when used."""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from ragmetrics_core.engine import AsyncEvaluator, Evaluator
 from ragmetrics_core.judges.base import Judge
@@ -15,7 +15,7 @@ from ragmetrics_core.judges.quota import LocalGate, ProviderLimits, RequestGate
 if TYPE_CHECKING:
     from ragmetrics_core.metrics import MetricOptions
 
-JudgeKind = Literal["embedded", "openai"]
+JudgeKind = Literal["embedded", "openai", "model"]
 EnsembleMode = Literal["mean", "majority"]
 
 
@@ -36,6 +36,10 @@ class JudgeSettings:
     of a distributed run), so the settings themselves never carry a key.
     ``limits``: a rate limit and budget for all the run's requests to the provider (shared across workers when
     the run is distributed).
+    ``kind="model"``: ``models`` are model directories or Hub ids (see docs/model_judge.md); ``model_options``
+    sets further :class:`~ragmetrics_core.judges.model.ModelJudgeConfig` fields (``labels``, ``template``,
+    ``threads``, ``providers``...); ``extractor_model``: an LLM (through the OpenAI settings above) extracts the
+    claims, entities and questions instead of the embedded judge.
     """
 
     kind: JudgeKind = "embedded"
@@ -47,6 +51,8 @@ class JudgeSettings:
     ensemble: EnsembleMode = "mean"
     api_key_env: str | None = None
     limits: ProviderLimits | None = None
+    model_options: Mapping[str, Any] | None = None
+    extractor_model: str | None = None
 
 
 def build_evaluator(
@@ -77,7 +83,42 @@ def build_judges(settings: JudgeSettings, *, gate: RequestGate | None = None) ->
         if gate is None and settings.limits is not None and settings.limits.active:
             gate = LocalGate(settings.limits)
         return _openai(settings, gate)
-    raise JudgeConfigError(f"unknown judge {settings.kind!r}; use embedded or openai")
+    if settings.kind == "model":
+        return _model(settings, gate)
+    raise JudgeConfigError(f"unknown judge {settings.kind!r}; use embedded, openai or model")
+
+
+def _model(settings: JudgeSettings, gate: RequestGate | None) -> list[Judge]:
+    try:
+        from ragmetrics_core.judges.model import ModelJudge, ModelJudgeConfig, ModelLoadError
+    except ImportError as error:
+        raise JudgeConfigError(
+            f"the model judge is not available ({error}); install it with: pip install 'ragmetrics[model]'"
+        ) from None
+    from_environment = os.environ.get("RAGMETRICS_JUDGE_MODEL", "").strip()
+    models = list(settings.models) or ([from_environment] if from_environment else [])
+    if not models:
+        raise JudgeConfigError(
+            "the model judge needs a model: a directory or a Hub id (--model PATH_OR_ID or RAGMETRICS_JUDGE_MODEL)"
+        )
+    extractor: Judge | None = None
+    if settings.extractor_model:
+        if gate is None and settings.limits is not None and settings.limits.active:
+            gate = LocalGate(settings.limits)
+        llm = JudgeSettings(
+            kind="openai", models=[settings.extractor_model], base_url=settings.base_url,
+            cache_path=settings.cache_path, price=settings.price, concurrency=settings.concurrency,
+            api_key_env=settings.api_key_env, limits=settings.limits,
+        )
+        (extractor,) = _openai(llm, gate)
+    judges: list[Judge] = []
+    for model in models:
+        try:
+            config = ModelJudgeConfig.model_validate({**(settings.model_options or {}), "model": model})
+            judges.append(ModelJudge(config, extractor=extractor))
+        except (ModelLoadError, ValueError) as error:
+            raise JudgeConfigError(f"cannot load the model judge {model!r}: {error}") from None
+    return judges
 
 
 def _openai(settings: JudgeSettings, gate: RequestGate | None) -> list[Judge]:

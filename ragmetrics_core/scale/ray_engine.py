@@ -13,6 +13,8 @@ Ray is imported here only: ``ragmetrics_core`` itself never needs it.
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import logging
 import math
 import os
@@ -104,6 +106,7 @@ def score_dataset(
     """``dataset``'s rows scored by a pool of ``workers`` actors, ``batch_size`` rows at a time (lazy)."""
     if workers < 1 or batch_size < 1:
         raise ValueError("workers and batch_size must be at least 1")
+    scorer = _model_threads(scorer, worker_cpus)
     return dataset.map_batches(
         _ScoringWorker,
         fn_constructor_kwargs={"scorer": scorer},
@@ -221,6 +224,19 @@ class RayFileEngine:
                 gate.stop()
             if started:
                 shutdown_local()
+
+
+def _model_threads(scorer: RowScorer, worker_cpus: float) -> RowScorer:
+    """A model judge gets as many inference threads as its worker has CPUs (ONNX Runtime would otherwise take every
+    core of the machine in each worker). Each worker loads the model once, when it builds its evaluator."""
+    settings = scorer.judge
+    options = dict(settings.model_options or {})
+    if settings.kind != "model" or options.get("threads") is not None:
+        return scorer
+    options["threads"] = max(1, math.ceil(worker_cpus))
+    sized = copy.copy(scorer)
+    sized.judge = dataclasses.replace(settings, model_options=options)
+    return sized
 
 
 def _prepared_dataset(loaded: Sequence[LoadedSample], batch_size: int, workers: int) -> ray.data.Dataset:

@@ -36,7 +36,8 @@ RECORD_COLUMN = "record"
 ID_COLUMN, LINE_COLUMN, SAMPLE_COLUMN = "_ragmetrics_id", "_ragmetrics_line", "_ragmetrics_sample"
 
 
-_FORWARDED = re.compile(r"^(RAGMETRICS_|OPENAI_BASE_URL$|OPENAI_ORG)")
+# HF_*: where a model judge's Hub id resolves (the cache, offline mode).
+_FORWARDED = re.compile(r"^(RAGMETRICS_|OPENAI_BASE_URL$|OPENAI_ORG|HF_HUB_OFFLINE$|HF_HOME$|HF_HUB_CACHE$)")
 _SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|AUTH", re.IGNORECASE)
 
 
