@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from ragmetrics_core.aggregate import AggregationMode, DatasetReport, aggregate
     from ragmetrics_core.api import evaluate
     from ragmetrics_core.batch import BatchRun, evaluate_file
+    from ragmetrics_core.calibration import Calibration
     from ragmetrics_core.engine import Evaluator
     from ragmetrics_core.formats import InputError, load_samples
     from ragmetrics_core.judges.base import Judge, JudgeError
@@ -68,6 +69,7 @@ _EXPORTS = {
     **dict.fromkeys(("AggregationMode", "DatasetReport", "aggregate"), "ragmetrics_core.aggregate"),
     "write_report": "ragmetrics_core.report",
     **dict.fromkeys(("InputError", "load_samples"), "ragmetrics_core.formats"),
+    "Calibration": "ragmetrics_core.calibration",
     "Evaluator": "ragmetrics_core.engine",
     **dict.fromkeys(("Context", "RagSample"), "ragmetrics_core.sample"),
     **dict.fromkeys(("EvaluationResult", "MetricScore"), "ragmetrics_core.results"),
@@ -107,6 +109,7 @@ __all__ = [
     "METRICS",
     "AggregationMode",
     "BatchRun",
+    "Calibration",
     "Context",
     "CustomMetric",
     "DatasetReport",

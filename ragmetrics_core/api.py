@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ragmetrics_core.aggregate import AggregationMode
 from ragmetrics_core.batch import BatchRun, evaluate_file
+from ragmetrics_core.calibration.model import Calibration
 from ragmetrics_core.formats.errors import NO_SAMPLES, InputError, RowError
 from ragmetrics_core.formats.loader import source_name
 from ragmetrics_core.judge_factory import JudgeSettings
@@ -25,6 +27,7 @@ def evaluate(
     progress: bool | None = None,
     skip_bad_rows: bool = False,
     aggregate_mode: AggregationMode | str | None = None,
+    calibration: Calibration | str | os.PathLike[str] | None = None,
 ) -> BatchRun:
     """Score every sample of ``data`` and return the run: ``.results``, ``.summary()``, ``.to_pandas()``.
 
@@ -34,7 +37,9 @@ def evaluate(
     ``retrieved_contexts``/``contexts``, ``response``/``answer``, ``reference``/``ground_truth``), or be mapped with
     ``columns={"response": "my_answer"}``. ``metrics`` (default: all fifteen), ``judge`` (default: the embedded
     judge; a :class:`~ragmetrics_core.judge_factory.JudgeSettings` builds an LLM judge or an ensemble) and
-    ``options`` as for :class:`~ragmetrics_core.engine.Evaluator`.
+    ``options`` as for :class:`~ragmetrics_core.engine.Evaluator`. ``calibration`` (a file written by ``ragmetrics
+    calibrate``, or the :class:`~ragmetrics_core.calibration.Calibration` read from one) adds each calibrated score's
+    ``probability``.
 
     A bad row raises :class:`~ragmetrics_core.formats.errors.InputError` naming it before anything is judged, or
     is skipped and listed in ``.errors`` with ``skip_bad_rows=True``; data without a single row (an empty file,
@@ -56,6 +61,7 @@ def evaluate(
         progress=progress,
         on_row_error=None if skip_bad_rows else refuse,
         aggregate_mode=aggregate_mode,
+        calibration=calibration,
     )
     if not run.total and not run.skipped:
         raise InputError(RowError(source_name(data), NO_SAMPLES))

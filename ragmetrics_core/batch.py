@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import signal
 import sys
 import threading
@@ -38,6 +39,7 @@ from ragmetrics_core.sample import RagSample
 if TYPE_CHECKING:
     import pandas
 
+    from ragmetrics_core.calibration.model import Calibration
     from ragmetrics_core.metrics import MetricOptions
 
 
@@ -190,6 +192,7 @@ def evaluate_file(
     keep_results: bool = True,
     engine: FileEngine | None = None,
     only_failed: bool = False,
+    calibration: Calibration | str | os.PathLike[str] | None = None,
 ) -> BatchRun:
     """Evaluate every sample in ``source`` and append one row per sample to ``out`` (JSONL, or CSV by
     extension).
@@ -217,8 +220,16 @@ def evaluate_file(
       evaluators; everything else about the run is the same.
     - ``only_failed`` (``--retry-failed``): evaluate again only the samples ``out`` holds a failed or partly
       undetermined result for; samples it has no row for are left for a later run (``BatchRun.left``).
+    - ``calibration`` (a :class:`~ragmetrics_core.calibration.Calibration` or its file): add each calibrated
+      metric's ``probability`` to the results (written, summarised and
+      resumed ones alike; a CSV ``out`` gets a ``<metric>_probability`` column per calibrated metric).
     """
     _check_arguments(concurrency, limit, only_failed, out)
+    fitted = None
+    if calibration is not None:
+        from ragmetrics_core.calibration.model import as_calibration
+
+        fitted = as_calibration(calibration)
     run = BatchRun(out=None if out is None else Path(out), keep_results=keep_results)
     run.report.results_path = run.out
     # plan: read the input once (and the results file, to resume); every bad row is known before any judging
@@ -232,10 +243,10 @@ def evaluate_file(
     evaluator = _scorer(plan, evaluator, engine, judge, metrics, options)
     # resume: the summary starts from the rows already written; nothing per row is kept from them afterwards
     if index is not None and run.resumed:
-        _resume(run, index, plan)
+        _resume(run, index, plan, fitted)
     # score and write; the summary is built as results come in (BatchRun._observe)
     show_progress = sys.stderr.isatty() if progress is None else progress
-    _score_and_write(run, plan, evaluator, engine, list(metrics or METRICS), concurrency, show_progress)
+    _score_and_write(run, plan, evaluator, engine, list(metrics or METRICS), concurrency, show_progress, fitted)
     return run
 
 
@@ -271,10 +282,10 @@ def _scorer(
     return evaluator
 
 
-def _resume(run: BatchRun, index: ResultsIndex, plan: _Plan) -> None:
+def _resume(run: BatchRun, index: ResultsIndex, plan: _Plan, calibration: Calibration | None) -> None:
     """Count the results an earlier run wrote into this run's summary, then drop what the resume needed."""
     for position, stored in index.read(plan.resumed_rows):
-        run._observe(position, stored.result)
+        run._observe(position, stored.result if calibration is None else calibration.apply(stored.result))
     plan.resumed_rows = array("q")
 
 
@@ -286,11 +297,13 @@ def _score_and_write(
     metrics: list[str],
     concurrency: int,
     show_progress: bool,
+    calibration: Calibration | None,
 ) -> None:
     """Score what the plan left to do, here or on ``engine``, each result written as it comes."""
-    writer = ResultWriter(run.out, metrics) if run.out is not None else None
+    calibrated = [metric for metric in metrics if calibration is not None and metric in calibration.metrics]
+    writer = ResultWriter(run.out, metrics, probabilities=calibrated) if run.out is not None else None
     try:
-        runner = _FileScoring(evaluator, writer, run, concurrency, show_progress)
+        runner = _FileScoring(evaluator, writer, run, concurrency, show_progress, calibration)
         if engine is None:
             run_sync(runner.run(plan.todo(), plan.pending))
         else:
@@ -409,8 +422,10 @@ class _FileScoring:
         run: BatchRun,
         concurrency: int,
         show_progress: bool,
+        calibration: Calibration | None = None,
     ) -> None:
         self.evaluator = evaluator
+        self.calibration = calibration
         self.writer = writer
         self.run_state = run
         self.concurrency = concurrency
@@ -447,6 +462,8 @@ class _FileScoring:
     def record(self, item: Todo, result: EvaluationResult) -> None:
         position, loaded = item
         run = self.run_state
+        if self.calibration is not None:  # here, not in _evaluate: results scored by an engine pass here too
+            result = self.calibration.apply(result)
         earlier = run.retried.get(loaded.id)
         # A sample that fails again the same way keeps its earlier row: reruns must not grow the file.
         repeated = earlier is not None and not is_complete(result) and _same_failure(earlier, result)
@@ -502,8 +519,8 @@ def results_to_pandas(
 ) -> pandas.DataFrame:
     """One row per sample: ``sample_id``; with ``samples`` (by sample id, as ``BatchRun.samples``) the sample's
     ``user_input``, ``retrieved_contexts`` (texts), ``response`` and ``reference``; then ``judge``, ``error``, one
-    column per metric score, ``<metric>_reason`` columns and the judge usage. Needs pandas
-    (``pip install ragmetrics[pandas]``)."""
+    column per metric score, ``<metric>_reason`` columns, ``<metric>_probability`` for calibrated metrics and the
+    judge usage. Needs pandas (``pip install ragmetrics[pandas]``)."""
     try:
         import pandas
     except ImportError:
@@ -511,6 +528,9 @@ def results_to_pandas(
     metrics: dict[str, None] = {}
     for result in results:
         metrics.update(dict.fromkeys(result.scores))
+    calibrated: dict[str, None] = {}  # metrics with a probability somewhere: they get a <metric>_probability column
+    for result in results:
+        calibrated.update(dict.fromkeys(m for m, entry in result.scores.items() if entry.probability is not None))
     rows: list[dict[str, object]] = []
     for result in results:
         row: dict[str, object] = {"sample_id": result.sample_id}
@@ -524,6 +544,9 @@ def results_to_pandas(
         for metric in metrics:
             entry = result.scores.get(metric)
             row[f"{metric}_reason"] = None if entry is None else entry.reason
+        for metric in calibrated:
+            entry = result.scores.get(metric)
+            row[f"{metric}_probability"] = None if entry is None else entry.probability
         row.update({f"usage_{name}": value for name, value in result.usage.model_dump().items()})
         rows.append(row)
     return pandas.DataFrame(rows)

@@ -24,6 +24,7 @@ from ragmetrics_core.summary_format import format_usage
 
 if TYPE_CHECKING:
     from ragmetrics_core.batch import BatchRun, FileEngine
+    from ragmetrics_core.calibration import Calibration
 
 EXIT_OK, EXIT_PARTIAL, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 EXIT_BROKEN_PIPE = 128 + 13  # killed by SIGPIPE, as a shell reports it
@@ -75,6 +76,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     _evaluate_parser(commands)
+    _calibrate_parser(commands)
     report = commands.add_parser("report", help="build the HTML report from a results file")
     report.add_argument("results", help="a results file written by 'ragmetrics evaluate --out' (JSONL or CSV)")
     report.add_argument("-o", "--out", required=True, help="where to write the HTML report")
@@ -121,45 +123,7 @@ def _evaluate_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
         "repeatable, e.g. --column response=answer",
     )
     evaluate.add_argument("--metrics", help="comma-separated metric ids (default: all; see 'ragmetrics metrics')")
-    evaluate.add_argument(
-        "--judge",
-        choices=("embedded", "openai", "model"),
-        default=os.environ.get("RAGMETRICS_JUDGE", "embedded"),
-        help="embedded (offline, default), openai (any OpenAI-compatible endpoint) or model (a local NLI model "
-        "on ONNX Runtime: pip install 'ragmetrics[model]'); env RAGMETRICS_JUDGE",
-    )
-    evaluate.add_argument(
-        "--model", help="judge model (env RAGMETRICS_JUDGE_MODEL); with --judge model: a model directory or Hub id"
-    )
-    evaluate.add_argument("--models", help="comma-separated judge models: an ensemble of several LLM judges")
-    evaluate.add_argument(
-        "--claims-model",
-        help="with --judge model: an LLM (set up as for --judge openai) extracts the claims, not the embedded judge",
-    )
-    evaluate.add_argument(
-        "--ensemble",
-        choices=("mean", "majority"),
-        default="mean",
-        help="with --models: average each judge's scores (mean), or take majority verdicts on shared claims",
-    )
-    evaluate.add_argument(
-        "--base-url", help="OpenAI-compatible base URL (env RAGMETRICS_JUDGE_BASE_URL or OPENAI_BASE_URL)"
-    )
-    evaluate.add_argument(
-        "--price",
-        metavar="PROMPT,COMPLETION",
-        help="US dollars per million prompt and completion tokens, for the cost estimate",
-    )
-    evaluate.add_argument(
-        "--cache", metavar="PATH", help="SQLite file caching judge calls (env RAGMETRICS_JUDGE_CACHE)"
-    )
-    evaluate.add_argument(
-        "--scoring",
-        choices=("graded", "binary"),
-        default="graded",
-        help="graded (default): count each claim by the judge's graded support where it gives one; binary: "
-        "verdicts only (entailed = 1)",
-    )
+    _judge_options(evaluate)
     evaluate.add_argument("--concurrency", type=int, default=4, help="samples evaluated at once (default 4)")
     evaluate.add_argument("--limit", type=int, help="evaluate only the first N samples")
     evaluate.add_argument(
@@ -198,7 +162,95 @@ def _evaluate_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
     progress = evaluate.add_mutually_exclusive_group()
     progress.add_argument("--progress", dest="progress", action="store_true", default=None, help="always show")
     progress.add_argument("--no-progress", dest="progress", action="store_false", help="never show a progress bar")
+    evaluate.add_argument(
+        "--calibration", metavar="FILE",
+        help="a calibration written by 'ragmetrics calibrate': add each calibrated score's probability",
+    )
     evaluate.set_defaults(handler=_evaluate)
+
+
+def _judge_options(parser: argparse.ArgumentParser) -> None:
+    """The judge flags, shared by evaluate and calibrate (a calibration holds for the judge it was fitted with)."""
+    parser.add_argument(
+        "--judge",
+        choices=("embedded", "openai", "model"),
+        default=os.environ.get("RAGMETRICS_JUDGE", "embedded"),
+        help="embedded (offline, default), openai (any OpenAI-compatible endpoint) or model (a local NLI model "
+        "on ONNX Runtime: pip install 'ragmetrics[model]'); env RAGMETRICS_JUDGE",
+    )
+    parser.add_argument(
+        "--model", help="judge model (env RAGMETRICS_JUDGE_MODEL); with --judge model: a model directory or Hub id"
+    )
+    parser.add_argument("--models", help="comma-separated judge models: an ensemble of several LLM judges")
+    parser.add_argument(
+        "--claims-model",
+        help="with --judge model: an LLM (set up as for --judge openai) extracts the claims, not the embedded judge",
+    )
+    parser.add_argument(
+        "--ensemble",
+        choices=("mean", "majority"),
+        default="mean",
+        help="with --models: average each judge's scores (mean), or take majority verdicts on shared claims",
+    )
+    parser.add_argument(
+        "--base-url", help="OpenAI-compatible base URL (env RAGMETRICS_JUDGE_BASE_URL or OPENAI_BASE_URL)"
+    )
+    parser.add_argument(
+        "--price",
+        metavar="PROMPT,COMPLETION",
+        help="US dollars per million prompt and completion tokens, for the cost estimate",
+    )
+    parser.add_argument(
+        "--cache", metavar="PATH", help="SQLite file caching judge calls (env RAGMETRICS_JUDGE_CACHE)"
+    )
+    parser.add_argument(
+        "--scoring",
+        choices=("graded", "binary"),
+        default="graded",
+        help="graded (default): count each claim by the judge's graded support where it gives one; binary: "
+        "verdicts only (entailed = 1)",
+    )
+
+
+def _judge_settings(args: argparse.Namespace, limits: ProviderLimits | None = None) -> JudgeSettings:
+    models = _split(args.models) or ([args.model] if args.model else [])
+    if args.judge == "embedded" and (models or args.base_url or args.cache or args.price):
+        print(
+            "ragmetrics: note: --model/--models/--base-url/--cache/--price apply to --judge openai or model only",
+            file=sys.stderr,
+        )
+    return JudgeSettings(
+        kind=args.judge,
+        models=models,
+        base_url=args.base_url,
+        cache_path=args.cache,
+        price=_price(args.price),
+        ensemble=args.ensemble,
+        api_key_env=getattr(args, "api_key_env", None),
+        limits=limits,
+        extractor_model=args.claims_model,
+    )
+
+
+def _calibrate_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    from ragmetrics_core.calibration.command import add_arguments
+
+    calibrate = commands.add_parser(
+        "calibrate",
+        help="fit a map from scores to P(label = yes) on your labelled samples",
+        description="Score LABELLED_FILE (rows with the sample fields and a yes/no label per sample) with the "
+        "judge, fit a monotone map per metric (isotonic or Platt, chosen by cross-validated Brier score), write it "
+        "to --out and print the Brier score and calibration error before and after, with 95 % intervals.",
+    )
+    add_arguments(calibrate)
+    _judge_options(calibrate)
+    calibrate.set_defaults(handler=_calibrate)
+
+
+def _calibrate(args: argparse.Namespace) -> int:
+    from ragmetrics_core.calibration.command import run_calibrate
+
+    return run_calibrate(args, _judge_settings(args), on_row_error=_print_row_error)
 
 
 def _split(value: str | None) -> list[str]:
@@ -225,9 +277,10 @@ def _evaluate(args: argparse.Namespace) -> int:
     metrics = _split(args.metrics) or None
     if metrics is not None:
         _check_metric_ids(metrics)
-    settings = _judge_settings(args)
+    settings = _judge_settings(args, _limits(args))
+    calibration = _calibration(args.calibration, settings, args.scoring)
     engine = _engine(args, settings, metrics)
-    run = _run_file(args, settings, metrics, engine)
+    run = _run_file(args, settings, metrics, engine, calibration)
     if not run.total and not run.skipped:
         source = "standard input" if args.input == "-" else args.input
         print(f"ragmetrics: error: {source}: {NO_SAMPLES}", file=sys.stderr)
@@ -241,28 +294,12 @@ def _evaluate(args: argparse.Namespace) -> int:
     return EXIT_PARTIAL if run.errors or run.failed else EXIT_OK
 
 
-def _judge_settings(args: argparse.Namespace) -> JudgeSettings:
-    models = _split(args.models) or ([args.model] if args.model else [])
-    if args.judge == "embedded" and (models or args.base_url or args.cache or args.price):
-        print(
-            "ragmetrics: note: --model/--models/--base-url/--cache/--price apply to --judge openai or model only",
-            file=sys.stderr,
-        )
-    return JudgeSettings(
-        kind=args.judge,
-        models=models,
-        base_url=args.base_url,
-        cache_path=args.cache,
-        price=_price(args.price),
-        ensemble=args.ensemble,
-        api_key_env=args.api_key_env,
-        limits=_limits(args),
-        extractor_model=args.claims_model,
-    )
-
-
 def _run_file(
-    args: argparse.Namespace, settings: JudgeSettings, metrics: list[str] | None, engine: FileEngine | None
+    args: argparse.Namespace,
+    settings: JudgeSettings,
+    metrics: list[str] | None,
+    engine: FileEngine | None,
+    calibration: Calibration | None,
 ) -> BatchRun:
     """The file run; a run that fails, or finds no sample, before writing a row leaves no empty ``--out`` behind."""
     from ragmetrics_core.batch import evaluate_file
@@ -285,6 +322,7 @@ def _run_file(
             keep_results=False,  # a million rows: the figures are built as results come, the results stay in --out
             engine=engine,
             only_failed=args.retry_failed,
+            calibration=calibration,
         )
     except BaseException:
         _remove_if_empty(created)
@@ -331,6 +369,21 @@ def _write_report(args: argparse.Namespace, run: BatchRun) -> None:
     run.report.skipped = run.skipped
     path = write_report_data(run.report, args.report, title=title, aggregate_mode=run.aggregate_mode)
     print(f"report: {path}")
+
+
+def _calibration(path: str | None, settings: JudgeSettings, scoring: str) -> Calibration | None:
+    if path is None:
+        return None
+    from ragmetrics_core.calibration import Calibration
+
+    calibration = Calibration.load(path)
+    if calibration.scoring != scoring:
+        raise ValueError(
+            f"{path} was fitted on {calibration.scoring} scores, not {scoring}: fit one with --scoring {scoring}"
+        )
+    if settings.kind == "embedded" and not calibration.applies_to("embedded"):
+        raise ValueError(f"{path} was fitted on judge {calibration.judge!r}, not the embedded judge")
+    return calibration
 
 
 def _new_outputs(out: str | None) -> list[Path]:

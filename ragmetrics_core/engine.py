@@ -20,6 +20,7 @@ from typing import Any, Protocol, TypeVar
 from pydantic import BaseModel
 
 from ragmetrics_core.budget import EvaluationBudgetExceeded, cpu_budget
+from ragmetrics_core.calibration.model import Calibration, as_calibration
 from ragmetrics_core.construct import builder
 from ragmetrics_core.evidence import (
     CHECK_INPUTS,
@@ -71,11 +72,15 @@ class Evaluator:
         metrics: Sequence[str] | None = None,
         options: MetricOptions | None = None,
         cpu_budget_s: float | None = None,
+        calibration: Calibration | str | os.PathLike[str] | None = None,
         *,
         extra_metrics: Sequence[CustomMetric] = (),
     ) -> None:
         """``cpu_budget_s``: CPU seconds an in-process judge may spend on one sample (checked between its
         steps); past it, what the sample still needs is undetermined with "evaluation budget exceeded".
+        ``calibration``: a :class:`~ragmetrics_core.calibration.Calibration` or its file (``ragmetrics
+        calibrate``); each calibrated metric's score then carries its ``probability``. It must have been fitted
+        with this judge and scoring (else :class:`ValueError`).
 
         ``extra_metrics``: the user's own metrics (:func:`ragmetrics_core.metric`), read off the same evidence in
         the same pass; their scores follow the built-in ones in every result."""
@@ -104,6 +109,9 @@ class Evaluator:
         self.extra_metrics = extras
         self.options = options or MetricOptions()
         self.cpu_budget_s = cpu_budget_s
+        self.calibration = None if calibration is None else _checked_calibration(
+            as_calibration(calibration), judge.name, self.options
+        )
 
     # ------------------------------------------------------------------ single sample
 
@@ -180,10 +188,13 @@ class Evaluator:
 
     def _metric_score(self, spec: MetricSpec, value: MetricValue) -> MetricScore:
         label, threshold = spec.label(value.score, self.options.thresholds)
-        return _new_metric_score({
+        fields = {
             "metric": spec.id, "score": value.score, "direction": spec.direction, "reason": value.reason,
             "label": label, "threshold": threshold,
-        })
+        }
+        if self.calibration is not None:
+            fields["probability"] = self.calibration.probability(spec.id, value.score)
+        return _new_metric_score(fields)
 
     def _plan(
         self, specs: Iterable[MetricSpec], sample: RagSample
@@ -337,6 +348,22 @@ class Evaluator:
             for metric in self.metrics
         }
         return EvaluationResult(sample_id=sample_id, judge=self.judge.name, scores=scores, error=str(exc))
+
+
+def _checked_calibration(calibration: Calibration, judge: str, options: MetricOptions) -> Calibration:
+    """``calibration`` if it was fitted on scores like this evaluator's: a map read off another judge's scores, or
+    off graded scores for binary ones, gives probabilities that mean nothing."""
+    if not calibration.applies_to(judge):
+        raise ValueError(
+            f"the calibration was fitted on judge {calibration.judge!r}, this evaluator's judge is {judge!r}: "
+            "fit one with this judge (ragmetrics calibrate)"
+        )
+    if calibration.scoring != options.scoring.value:
+        raise ValueError(
+            f"the calibration was fitted on {calibration.scoring} scores, this evaluator scores "
+            f"{options.scoring.value}: fit one with the same scoring"
+        )
+    return calibration
 
 
 def _as_evidence(answer: BaseModel) -> Evidence:

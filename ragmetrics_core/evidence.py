@@ -104,6 +104,18 @@ class Claim(BaseModel):
         return [self.text]
 
 
+class SkippedPiece(BaseModel):
+    """A piece of the response or the reference that states nothing checkable, set aside by the judge with its
+    reason: a greeting, thanks, an offer of help, a remark about the sources, a hedge taken off the claim it
+    wraps. It counts in no metric; explanations show it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    source: str = Field(description="'response' or 'reference'.")
+    text: str
+    reason: str
+
+
 class GeneratedQuestion(BaseModel):
     """A question the response could be answering, generated for ``response_relevancy``."""
 
@@ -210,6 +222,8 @@ def checks_of(items: EvidencePart) -> dict[Premise, EvidencePart]:
 
 _PART_NAMES = tuple(part.value for part in EvidencePart)
 """Attribute names of the parts in order (iterating the enum and reading ``.value`` costs more than merging)."""
+_MERGED_NAMES = (*_PART_NAMES, "skipped")
+"""What :meth:`Evidence.merged` takes over: the parts and what their extraction set aside."""
 _INDEXED = tuple((part.value, spec.items.value) for part, spec in PARTS.items() if spec.items is not None)
 _MATRICES = tuple(part.value for part, spec in PARTS.items() if spec.per_chunk)
 
@@ -247,6 +261,9 @@ class Evidence(CheckedParts, ExtractedParts):
     model_config = ConfigDict(extra="forbid")
 
     question_similarities: list[float] | None = None
+    skipped: list[SkippedPiece] | None = Field(
+        default=None, description="What the claim extraction set aside as no claim (read by explanations only)."
+    )
     errors: dict[str, str] = Field(
         default_factory=dict, description="Evidence part → why the judge could not establish it."
     )
@@ -262,7 +279,7 @@ class Evidence(CheckedParts, ExtractedParts):
         """This evidence with every part ``other`` has and this one lacks."""
         update = {
             name: getattr(other, name)
-            for name in _PART_NAMES
+            for name in _MERGED_NAMES
             if getattr(self, name) is None and getattr(other, name) is not None
         }
         errors = {**other.errors, **self.errors}

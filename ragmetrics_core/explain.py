@@ -59,6 +59,7 @@ def explain(evidence: Evidence, sample: RagSample) -> list[ClaimExplanation]:
             explanations.append(_explanation(
                 source, i, claim.text, _at(against, i), _row(chunks, i), _at(joint, i), *relevant
             ))
+    explanations.extend(_set_aside(evidence, explanations))
     return explanations
 
 
@@ -86,6 +87,21 @@ def _read_row(row: list[Check] | None) -> _RowReading:
         if check.rationale:
             reading.rationales.append(f"chunk {j + 1}: {check.rationale}")
     return reading
+
+
+def _set_aside(evidence: Evidence, claims: list[ClaimExplanation]) -> list[ClaimExplanation]:
+    """One entry per piece the judge set aside as no claim, numbered after its source's claims: shown with its
+    reason (``set_aside``), without a category, counted in no metric."""
+    next_index = {source: sum(1 for claim in claims if claim.source == source) for source in ("response", "reference")}
+    entries = []
+    for piece in evidence.skipped or []:
+        index = next_index.get(piece.source, 0)
+        next_index[piece.source] = index + 1
+        entries.append(_new_explanation({
+            "source": piece.source, "index": index, "text": piece.text, "set_aside": piece.reason,
+            "rationale": f"not a claim: {piece.reason}",
+        }))
+    return entries
 
 
 def _explanation(
@@ -168,7 +184,7 @@ def metric_explanations(result: EvaluationResult, *, quote: Quote = _verbatim) -
 
     ``quote`` is applied to every user text the line quotes (``None`` drops the quote, never the counts), so the
     line must be read from the result *before* its texts and evidence are redacted."""
-    claims = result.explanations
+    claims = [claim for claim in result.explanations if claim.set_aside is None]
     reading = _Reading(
         response=[claim for claim in claims if claim.source == "response"],
         reference=[claim for claim in claims if claim.source == "reference"],
@@ -182,7 +198,26 @@ def metric_explanations(result: EvaluationResult, *, quote: Quote = _verbatim) -
             continue
         reader = _EXPLAINERS.get(metric)
         lines[metric] = reader(reading) if reader is not None else ""
+        lines[metric] += _aside_note(result.explanations, _CLAIMS_READ.get(metric))
     return lines
+
+
+_CLAIMS_READ = {
+    **dict.fromkeys(("faithfulness", "overall_precision", "hallucination", "self_knowledge",
+                     "noise_sensitivity_relevant", "noise_sensitivity_irrelevant"), "response"),
+    **dict.fromkeys(("overall_recall", "claim_recall", "context_recall", "context_utilization"), "reference"),
+}
+"""Which text's claims a metric counts: its line says what of that text was set aside."""
+
+
+def _aside_note(explanations: list[ClaimExplanation], source: str | None) -> str:
+    """"; set aside as no claim: a greeting, a wish" (reasons only: the texts are the user's)."""
+    if source is None:
+        return ""
+    reasons = dict.fromkeys(
+        claim.set_aside for claim in explanations if claim.set_aside is not None and claim.source == source
+    )
+    return f"; not counted as claims: {', '.join(reasons)}" if reasons else ""
 
 
 def _quoted_texts(claims: list[ClaimExplanation], quote: Quote) -> list[tuple[ClaimExplanation, str]]:
@@ -224,15 +259,30 @@ def _category(*names: str) -> Callable[[_Reading], str]:
         hits = [(claim, share) for claim, share in counted if share > 0]
         if not hits:
             return f"no response claim is {label}"
-        quotable = [(text, share) for claim, share in hits if claim.text and (text := reading.quote(claim.text))]
-        shown = "; ".join(
-            f"'{_cut(text)}'" + ("" if share >= 1 else f" (counts {share:.2f})") for text, share in quotable[:_QUOTED]
-        )
-        more = f" and {len(hits) - _QUOTED} more" if len(hits) > _QUOTED and shown else ""
-        line = f"{len(hits)} of {len(reading.response)} response claims {label}"
-        return line + (f": {shown}{more}" if shown else "")
+        # A claim counts in the graded score by its share: it is "{label}" when most of it counts there, and a
+        # smaller share is said to count partly, so the line never calls a claim that counts 0.04 "{label}".
+        mostly = [(claim, share) for claim, share in hits if share >= _MOSTLY]
+        partly = [(claim, share) for claim, share in hits if share < _MOSTLY]
+        total = len(reading.response)
+        if mostly:
+            line = f"{len(mostly)} of {total} response claims {label}" + _shown(mostly, reading.quote)
+            return line + (f"; {len(partly)} more count partly" if partly else "")
+        return f"no response claim is mostly {label}; partly: {len(partly)} of {total}" + _shown(partly, reading.quote)
 
     return read
+
+
+_MOSTLY = 0.5
+
+
+def _shown(hits: list[tuple[ClaimExplanation, float]], quote: Quote) -> str:
+    share_of = {id(claim): share for claim, share in hits}
+    shown = "; ".join(
+        f"'{_cut(text)}'" + ("" if share_of[id(claim)] >= 1 else f" (counts {share_of[id(claim)]:.2f})")
+        for claim, text in _quoted_texts([claim for claim, _ in hits], quote)[:_QUOTED]
+    )
+    more = f" and {len(hits) - _QUOTED} more" if len(hits) > _QUOTED and shown else ""
+    return f": {shown}{more}" if shown else ""
 
 
 def _share_in(claim: ClaimExplanation, names: tuple[str, ...]) -> float:
@@ -302,7 +352,13 @@ def _relevancy(reading: _Reading) -> str:
     questions = reading.result.evidence.generated_questions or []
     if any(question.noncommittal for question in questions):
         return "the response is noncommittal (it declines to answer)"
-    return f"mean similarity of the question to {len(questions)} questions the response answers"
+    similarities = reading.result.evidence.question_similarities or []
+    if not similarities:
+        return f"mean similarity of the question to {len(questions)} questions the response answers"
+    mean = sum(similarities) / len(similarities)
+    closeness = "close to" if mean >= _MOSTLY else "far from"
+    return (f"the questions the response answers are {closeness} the one asked (mean similarity {mean:.2f} over "
+            f"{len(similarities)} generated questions)")
 
 
 def _ranking(_reading: _Reading) -> str:

@@ -44,6 +44,10 @@ class Usage(BaseModel):
         return self.prompt_tokens + self.completion_tokens
 
 
+def _is_none(value: object) -> bool:
+    return value is None
+
+
 class Direction(StrEnum):
     HIGHER_IS_BETTER = "higher_is_better"
     LOWER_IS_BETTER = "lower_is_better"
@@ -60,6 +64,12 @@ class MetricScore(BaseModel):
     reason: str = ""
     label: str | None = Field(default=None, description="'pass' or 'fail' against the configured threshold.")
     threshold: float | None = None
+    probability: float | None = Field(
+        default=None,
+        exclude_if=_is_none,  # uncalibrated results serialise exactly as before the field existed
+        description="P(the user's label says yes | this score), from a calibration fitted on the user's labels "
+        "(ragmetrics calibrate); None without a calibration for this metric, or when the score is undetermined.",
+    )
 
     @property
     def determined(self) -> bool:
@@ -97,6 +107,11 @@ class ClaimExplanation(BaseModel):
         "generator metric is the mean of its categories' shares over the claims.",
     )
     rationale: str | None = None
+    set_aside: str | None = Field(
+        default=None,
+        description="Set when the judge read this piece of the text as no claim, and why (a greeting, an offer of "
+        "help, a remark about the sources, a hedge): it counts in no metric.",
+    )
 
 
 class EvaluationResult(BaseModel):

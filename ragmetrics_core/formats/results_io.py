@@ -14,7 +14,7 @@ from __future__ import annotations
 import csv
 import json
 import os
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Container, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Literal
@@ -97,17 +97,27 @@ def result_record(result: EvaluationResult, sample: RagSample | None, line: int 
 
 
 class ResultWriter:
-    """Appends one row per result to a JSONL or CSV file, flushing after each."""
+    """Appends one row per result to a JSONL or CSV file, flushing after each. ``probabilities``: the calibrated
+    metrics, which get a ``<metric>_probability`` column in a CSV file (JSONL rows carry whatever a score holds)."""
 
-    def __init__(self, path: str | Path, metrics: Sequence[str], *, fmt: OutputFormat | None = None) -> None:
+    def __init__(
+        self,
+        path: str | Path,
+        metrics: Sequence[str],
+        *,
+        fmt: OutputFormat | None = None,
+        probabilities: Sequence[str] = (),
+    ) -> None:
         self.path = Path(path)
         self.format: OutputFormat = fmt or output_format(self.path)
         self.metrics = list(metrics)
+        self.probabilities = frozenset(probabilities)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._file = self._open(
             self.path,
-            csv_header(self.metrics) if self.format == "csv" else None,
-            "has different columns (other metrics?); resume with the same --metrics or write to a new --out",
+            csv_header(self.metrics, self.probabilities) if self.format == "csv" else None,
+            "has different columns (other metrics, or a calibration added or dropped?); resume with the same --metrics "
+            "and --calibration or write to a new --out",
         )
         self._claims: IO[str] | None = None
         self._rows = 0
@@ -152,7 +162,7 @@ class ResultWriter:
         self._rows += 1
         self._claims.write("".join(_line(cells) for cells in claim_rows(result, self._rows)))
         self._claims.flush()
-        self._file.write(_line(csv_row(result, sample, line, self.metrics)))
+        self._file.write(_line(csv_row(result, sample, line, self.metrics, self.probabilities)))
         self._file.flush()
 
     def close(self) -> None:
@@ -237,16 +247,22 @@ def claim_rows(result: EvaluationResult, results_row: int) -> list[list[object]]
     ]
 
 
-def csv_header(metrics: Sequence[str]) -> list[str]:
+def csv_header(metrics: Sequence[str], probabilities: Container[str] = ()) -> list[str]:
     columns = ["sample_id", "input_line", *_SAMPLE_COLUMNS, "judge", "error"]
     for metric in metrics:
         columns += [metric, f"{metric}_reason", f"{metric}_label"]
+        if metric in probabilities:
+            columns.append(f"{metric}_probability")
     columns += [f"usage_{name}" for name in _USAGE_COLUMNS]
     return columns
 
 
 def csv_row(
-    result: EvaluationResult, sample: RagSample | None, line: int | None, metrics: Sequence[str]
+    result: EvaluationResult,
+    sample: RagSample | None,
+    line: int | None,
+    metrics: Sequence[str],
+    probabilities: Container[str] = (),
 ) -> list[object]:
     cells: list[object] = [result.sample_id, line]
     if sample is None:
@@ -257,6 +273,8 @@ def csv_row(
     for metric in metrics:
         score = result.scores.get(metric)
         cells += [None, None, None] if score is None else [score.score, score.reason, score.label]
+        if metric in probabilities:
+            cells.append(None if score is None else score.probability)
     usage = result.usage.model_dump()
     cells += [usage[name] for name in _USAGE_COLUMNS]
     return cells
@@ -498,12 +516,14 @@ def _result_from_csv(row: dict[str, str], metrics: Iterable[str], directions: di
     for metric in metrics:
         raw = row.get(metric, "")
         label = row.get(f"{metric}_label") or None
+        probability = row.get(f"{metric}_probability")
         scores[metric] = MetricScore(
             metric=metric,
             score=float(raw) if raw else None,
             direction=directions.get(metric, Direction.HIGHER_IS_BETTER),
             reason=row.get(f"{metric}_reason", ""),
             label=label,
+            probability=float(probability) if probability else None,
         )
     usage = Usage.model_validate(
         {name: row[f"usage_{name}"] for name in _USAGE_COLUMNS if row.get(f"usage_{name}", "") != ""}

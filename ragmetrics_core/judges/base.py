@@ -12,7 +12,7 @@ from typing import Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ragmetrics_core.evidence import CheckedParts, Claim, EvidencePart, ExtractedParts
+from ragmetrics_core.evidence import CheckedParts, Claim, EvidencePart, ExtractedParts, SkippedPiece
 from ragmetrics_core.results import Usage as Usage  # defined with the results it is part of; judges report it
 
 
@@ -29,8 +29,10 @@ class ExtractionRequest(BaseModel):
 
 
 class Extraction(ExtractedParts):
-    """The extracted parts (declared with the evidence) and what extracting them cost."""
+    """The extracted parts (declared with the evidence), what the judge set aside as no claim, and what extracting
+    them cost."""
 
+    skipped: list[SkippedPiece] | None = None
     usage: Usage = Field(default_factory=Usage)
 
 

@@ -20,6 +20,7 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from ragmetrics_core.calibration.model import Calibration, as_calibration
 from ragmetrics_core.engine import AsyncEvaluator
 from ragmetrics_core.judges.base import Usage
 from ragmetrics_core.online.emitters.base import Emitter, EmitterRunner, SubjectSpanFactory
@@ -95,6 +96,8 @@ class OnlinePipeline:
         concurrency: evaluations running at once on the worker loop.
         evaluation_timeout_s: per evaluation; a judge that hangs is cut off and counted as failed.
         register_atexit: shut down (within ``atexit_timeout_s``) when the interpreter exits.
+        calibration: a :class:`~ragmetrics_core.calibration.Calibration` or its file: each calibrated score then
+            carries its ``probability`` to every emitter.
     """
 
     def __init__(
@@ -110,6 +113,7 @@ class OnlinePipeline:
         emitter_queue: int = 1000,
         register_atexit: bool = False,
         atexit_timeout_s: float = 5.0,
+        calibration: Calibration | str | os.PathLike[str] | None = None,
     ) -> None:
         _positive_int("max_queue", max_queue)
         _positive_int("concurrency", concurrency)
@@ -122,6 +126,12 @@ class OnlinePipeline:
             if not isinstance(emitter, Emitter):
                 raise TypeError(f"{type(emitter).__name__} is not an Emitter (name, emit, force_flush, shutdown)")
         self._evaluator = evaluator
+        self._calibration = None if calibration is None else as_calibration(calibration)
+        if self._calibration is not None and evaluator is None and not self._calibration.applies_to("embedded"):
+            raise ValueError(
+                f"the calibration was fitted on judge {self._calibration.judge!r}; pass an evaluator with that judge "
+                "(the default one is the embedded judge)"
+            )
         self.sampler = sampler if sampler is not None else Sampler()
         self._emitters = tuple(emitters)
         self._redactor = Redactor(privacy if privacy is not None else PrivacyOptions())
@@ -334,6 +344,8 @@ class OnlinePipeline:
     def _worker_config(self) -> WorkerConfig:
         evaluator = self._evaluator
         factory: Callable[[], AsyncEvaluator] = (lambda: evaluator) if evaluator is not None else _default_evaluator
+        if self._calibration is not None:
+            factory = _calibrated(factory, self._calibration)
         subject_factory = next((e for e in self._emitters if isinstance(e, SubjectSpanFactory)), None)
         return WorkerConfig(
             concurrency=self._concurrency,
@@ -408,6 +420,15 @@ def _emitter_name(emitter: Emitter) -> str:
     except Exception:
         name = ""
     return name if isinstance(name, str) and name else type(emitter).__name__
+
+
+def _calibrated(factory: Callable[[], AsyncEvaluator], calibration: Calibration) -> Callable[[], AsyncEvaluator]:
+    def make() -> AsyncEvaluator:
+        from ragmetrics_core.calibration.apply import CalibratedEvaluator
+
+        return CalibratedEvaluator(factory(), calibration)
+
+    return make
 
 
 def _after_fork_callback(ref: weakref.ReferenceType[OnlinePipeline]) -> Callable[[], None]:

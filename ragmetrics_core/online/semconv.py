@@ -45,6 +45,10 @@ EVALUATION_SPAN_NAME: Final = "ragmetrics.evaluation"
 RAG_SPAN_DEFAULT_NAME: Final = "rag"
 SCORE_PREFIX: Final = "ragmetrics.score"
 LABEL_PREFIX: Final = "ragmetrics.label"
+PROBABILITY_PREFIX: Final = "ragmetrics.probability"
+"""P(the user's label says yes | score), with a calibration (``ragmetrics calibrate``); absent without one."""
+EVALUATION_PROBABILITY: Final = "ragmetrics.evaluation.probability"
+"""The same on a ``gen_ai.evaluation.result`` event (the GenAI conventions have no attribute for it)."""
 UNDETERMINED_PREFIX: Final = "ragmetrics.undetermined"
 JUDGE: Final = "ragmetrics.judge"
 SAMPLE_ID: Final = "ragmetrics.sample.id"
@@ -86,6 +90,10 @@ def label_attribute(metric: str) -> str:
     return f"{LABEL_PREFIX}.{metric}"
 
 
+def probability_attribute(metric: str) -> str:
+    return f"{PROBABILITY_PREFIX}.{metric}"
+
+
 def undetermined_attribute(metric: str) -> str:
     return f"{UNDETERMINED_PREFIX}.{metric}"
 
@@ -97,6 +105,8 @@ def undetermined_attribute(metric: str) -> str:
 
 METRIC_SCORE: Final = "ragmetrics.evaluation.score"
 METRIC_UNDETERMINED: Final = "ragmetrics.evaluation.undetermined"
+METRIC_PROBABILITY: Final = "ragmetrics.evaluation.probability"
+"""With a calibration: P(label = yes) per calibrated score, so alert rules can be written in probabilities."""
 METRIC_DURATION: Final = "ragmetrics.evaluation.duration"
 METRIC_JUDGE_TOKENS: Final = "ragmetrics.judge.token.usage"
 METRIC_JUDGE_COST: Final = "ragmetrics.judge.cost"

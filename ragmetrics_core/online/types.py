@@ -229,21 +229,25 @@ class EvaluationRecord:
             "submitted_ns": self.submitted_ns,
             "started_ns": self.started_ns,
             "finished_ns": self.finished_ns,
-            "scores": {
-                metric: {
-                    "score": entry.score,
-                    "label": entry.label,
-                    "threshold": entry.threshold,
-                    "direction": entry.direction.value,
-                    "reason": entry.reason,
-                }
-                for metric, entry in self.scores.items()
-            },
+            "scores": {metric: _score_dict(entry) for metric, entry in self.scores.items()},
             "explanations": [e.model_dump(mode="json") for e in self.result.explanations] if self.result else [],
             "metric_explanations": dict(self.metric_explanations),
             "usage": self.usage.model_dump(mode="json"),
             "sample": None if self.sample is None else _sample_dict(self.sample),
         }
+
+
+def _score_dict(entry: MetricScore) -> dict[str, Any]:
+    scored: dict[str, Any] = {
+        "score": entry.score,
+        "label": entry.label,
+        "threshold": entry.threshold,
+        "direction": entry.direction.value,
+        "reason": entry.reason,
+    }
+    if entry.probability is not None:  # with a calibration only: uncalibrated records stay as they were
+        scored["probability"] = entry.probability
+    return scored
 
 
 def _sample_dict(sample: SampleView) -> dict[str, Any]:

@@ -327,9 +327,10 @@ def _badge(score: MetricScore) -> str:
     if score.score is None:
         return f"<span class='badge undetermined' title='{escape(score.reason)}'>{escape(score.metric)} —</span>"
     colour = goodness_colour(score.score, score.direction)
+    calibrated = "" if score.probability is None else f" <small>p {score.probability:.2f}</small>"
     return (
         f"<span class='badge' style='border-color:{colour}' title='{escape(score.reason)}'>"
-        f"{escape(score.metric)} <b style='color:{colour}'>{score.score:.2f}</b></span>"
+        f"{escape(score.metric)} <b style='color:{colour}'>{score.score:.2f}</b>{calibrated}</span>"
     )
 
 
@@ -473,13 +474,17 @@ def _chunks(anchor: str, result: EvaluationResult, sample: RagSample) -> str:
 def _scores_table(result: EvaluationResult) -> str:
     if not result.scores:
         return ""
+    # A calibrated result adds P(yes) from the user's labels (ragmetrics calibrate); others keep three columns.
+    calibrated = any(score.probability is not None for score in result.scores.values())
     rows = "".join(
         f"<tr><td><code>{escape(metric)}</code></td><td class='num'>{_fmt(score.score)}</td>"
-        f"<td>{escape(score.label or '')}</td><td>{escape(score.reason)}</td></tr>"
+        + (f"<td class='num'>{_fmt(score.probability)}</td>" if calibrated else "")
+        + f"<td>{escape(score.label or '')}</td><td>{escape(score.reason)}</td></tr>"
         for metric, score in result.scores.items()
     )
+    probability = "<th title='P(label = yes), from the calibration'>P(yes)</th>" if calibrated else ""
     return (
-        "<h4>Scores</h4><table class='scores'><thead><tr><th>metric</th><th>score</th><th>label</th>"
+        f"<h4>Scores</h4><table class='scores'><thead><tr><th>metric</th><th>score</th>{probability}<th>label</th>"
         f"<th>reason</th></tr></thead><tbody>{rows}</tbody></table>"
     )
 

@@ -126,4 +126,4 @@ def test_bad_definitions_are_refused_when_made() -> None:
     with pytest.raises(TypeError, match="@metric"):
         Evaluator(judge=SubstringJudge(), extra_metrics=[lambda evidence, sample: 1.0])  # type: ignore[list-item]
     with pytest.raises(TypeError):
-        Evaluator(SubstringJudge(), None, None, None, [words])  # type: ignore[call-arg,misc]
+        Evaluator(SubstringJudge(), None, None, None, None, [words])  # type: ignore[call-arg,misc]

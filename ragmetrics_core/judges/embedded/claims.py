@@ -1,10 +1,13 @@
 """Claim extraction: sentences, then clauses, then list items, each made to stand on its own.
 
-A compound sentence is split where a coordinating conjunction, a relative pronoun or a participle opens a
-clause with its own predicate ("France is in Western Europe, and its capital is Paris"); the sentence subject
-is carried into clauses that lack one ("its capital" → "France's capital", ", known for X" → "X is known for
-…"). Enumerations of three or more short items become one claim per item. A leading pronoun is replaced by
-the previous sentence's subject when that subject names something. Claims keep the input's language.
+What is no claim is set aside first (courtesy, remarks about the sources, hedges: :mod:`.answer_rules.nonclaims`;
+chat reactions: :mod:`.answer_rules.reactions`). A compound sentence is split where a coordinating conjunction, a
+relative pronoun or a participle opens a clause with its own predicate ("France is in Western Europe, and its
+capital is Paris"); the sentence subject is carried into clauses that lack one ("its capital" → "France's
+capital", ", known for X" → "X is known for …"). Enumerations of three or more short items become one claim per
+item. A leading pronoun is replaced by the previous sentence's subject when that subject names something
+(:mod:`.answer_rules.previous_subject`). Chinese sentences are split at their commas
+(:mod:`.answer_rules.chinese_claims`). Claims keep the input's language.
 """
 
 from __future__ import annotations
@@ -14,6 +17,10 @@ import re
 from ragmetrics_core.construct import builder
 from ragmetrics_core.evidence import Claim
 from ragmetrics_core.judges.embedded import lexicon
+from ragmetrics_core.judges.embedded.answer_rules.chinese_claims import split_chinese
+from ragmetrics_core.judges.embedded.answer_rules.nonclaims import Skipped, set_aside
+from ragmetrics_core.judges.embedded.answer_rules.previous_subject import names_something, resolve_leading_pronoun
+from ragmetrics_core.judges.embedded.answer_rules.reactions import is_reaction, without_hedge
 from ragmetrics_core.judges.embedded.lexicon import words
 from ragmetrics_core.judges.embedded.memo import text_cache
 from ragmetrics_core.judges.embedded.normalize import terms
@@ -28,38 +35,6 @@ _SPACE_BEFORE_PUNCT_RE = re.compile(r"\s+([,.;:!?])")
 _SPACE_BEFORE_PUNCT_TEST_RE = re.compile(r"\s[,.;:!?]")
 """Where the pattern above matches (it ends in one of these pairs); a search for the pair is quicker than the
 substitution on the many sentences without one."""
-# Leading discourse markers and hedges: "yes, I think that X" asserts X.
-_HEDGE_RE = re.compile(
-    r"^(?:(?:yes|yeah|yep|no|nope|well|oh|so|ok|okay|haha|hmm|actually|indeed|sure|right|да|нет|ну|что ж|嗯|是的)"
-    r"[\s,!.]+)*(?:(?:i|we) (?:think|believe|guess|know|heard|read|suppose|feel)(?: that)?[\s,]+"
-    r"|(?:я думаю|мне кажется|я считаю|по-моему)(?:,? что)?[\s,]+|我(?:认为|觉得|想)[,，]?)?",
-    re.IGNORECASE,
-)
-# Conversational reactions assert nothing about the world: "That is so true!", "I agree with you.", "Absolutely".
-_REACTION_WORDS = (
-    r"true|interesting|cool|great|awesome|amazing|funny|crazy|right|correct|fascinating|neat|nice|wild|good|"
-    r"impressive|surprising|incredible|fun|sad|weird|strange|hilarious|insane|exciting|unbelievable|wonderful"
-)
-_REACTION_RE = re.compile(
-    r"(?:(?:yes|yeah|yep|oh|wow|well|so|ok|okay|haha|lol|ha|ah|hmm|really|indeed|sure|right)[\s,!.]+)*"
-    r"(?:(?:that|this|it)(?:\s?'s|\s+is|\s+was|\s+sounds|\s+seems)(?:\s+(?:really|so|very|pretty|quite|too|"
-    r"actually|definitely|super|kind of|sort of|such an?))*(?:\s+(?:" + _REACTION_WORDS + r"))?"
-    r"|(?:that|this|it) (?:really|truly|sure|definitely|certainly) (?:is|was|does|did)"
-    r"|(?:how|so|very|really) (?:" + _REACTION_WORDS + r")"
-    r"|(?:" + _REACTION_WORDS + r")|i (?:totally |completely |really )?agree(?: with (?:you|that))?"
-    r"|you(?:'re| are) (?:so |totally |absolutely )?right|good point|me too|same here|i see|i know|of course"
-    r"|absolutely|exactly|definitely|totally|certainly|indeed|wow|cool|nice|thanks?(?: you)?|lol|haha"
-    r"|это (?:правда|интересно|здорово|верно)|интересно|согласен|согласна|точно|конечно"
-    r"|(?:真的|没错|确实|是的|对|有意思|太好了)(?:啊|呀|吧)?)"
-    r"(?:\s+(?:too|then|though|indeed))?[\s!.,…]*",
-    re.IGNORECASE,
-)
-# "It's interesting that X" asserts X.
-_FRAME_RE = re.compile(
-    r"^(?:it\s?'s|it is|that\s?'s|that is) (?:(?:really|so|very|pretty|quite) )?(?:" + _REACTION_WORDS
-    + r") (?:that|how) ",
-    re.IGNORECASE,
-)
 _EN_SPLIT_RE = re.compile(
     r",\s+(?P<conj>and|but|while|whereas|yet|so|although|though)\s+"
     r"|,\s+(?P<rel>which|who)\s+"
@@ -77,18 +52,13 @@ _RU_SPLIT_RE = re.compile(
     re.IGNORECASE,
 )
 _SEMICOLON_RE = re.compile(r"\s*;\s*")
-_OWNER_RE = re.compile(r"^(.+?)['’]s\s+\S")
-"""The owner in a possessive subject ("Tony Morris's car" → Tony Morris)."""
 _ALNUM_RE = re.compile(r"[^\W_]")
 """One alphanumeric character: the word class without the underscore is exactly what ``str.isalnum`` accepts,
 character by character (checked over every code point in ``tests/embedded/test_claims.py``)."""
-_ZH_SPLIT_RE = re.compile(r"[,、]")
-_ZH_SUBJECT_END_RE = re.compile(r"是|位于|成立|拥有|以|为|在|有|于")
-_ZH_VERB_START = ("以", "为", "成立", "位于", "是", "拥有", "通过", "管理", "在", "于", "被", "建", "有")
-_ZH_PRONOUNS = ("它", "他", "她", "其", "该")
 _RU_VERB_RE = re.compile(
     r"(?:л|ла|ло|ли|лся|лась|лось|лись|ет|ит|ют|ут|ат|ят|ется|ится|ются|ятся|ено|ена|ен|ан|ана|ано)$"
 )
+_RU_PAST_RE = re.compile(r"[^\W\d_]{3,}(?:ли|ла|ло|лся|лась|лось|лись)$")
 _EN_COMMON_VERBS = frozenset(
     words("won wrote led made took went became began founded built has have had won lost gave got ran held left "
     "includes contains uses serves remains plays lives works says said told claims claimed believes thinks added "
@@ -106,27 +76,35 @@ _EN_DETERMINERS = frozenset(words("the a an this that these those some many most
 
 def extract_claims(text: str) -> list[Claim]:
     """The atomic claims of ``text`` (at most :data:`MAX_CLAIMS`)."""
+    return list(read_claims(text)[0])
+
+
+def read_claims(text: str) -> tuple[tuple[Claim, ...], tuple[Skipped, ...]]:
+    """The atomic claims of ``text`` and the pieces set aside as no claim (:mod:`.answer_rules.nonclaims`)."""
     if not text or not text.strip():
-        return []
-    return list(_claims(text))
+        return (), ()
+    return _claims(text)
 
 
 @text_cache(maxsize=256, max_chars=20_000)
-def _claims(text: str) -> tuple[Claim, ...]:
+def _claims(text: str) -> tuple[tuple[Claim, ...], tuple[Skipped, ...]]:
     # Memoised (claims are immutable): questions and checks re-read the claims of the same response.
     claims: list[Claim] = []
+    skipped: list[Skipped] = []
     previous_subject: str | None = None
     for sentence in sentences(text):
         if _SPACE_BEFORE_PUNCT_TEST_RE.search(sentence):
             sentence = _SPACE_BEFORE_PUNCT_RE.sub(r"\1", sentence)
         if sentence.endswith("?"):
             continue  # a question asserts nothing
-        sentence = _FRAME_RE.sub("", _HEDGE_RE.sub("", sentence, count=1), count=1)
-        if _REACTION_RE.fullmatch(sentence):
-            continue  # "That is so true!" reacts to the other speaker; it asserts nothing checkable
         lang = language(sentence)
+        sentence, aside = set_aside(sentence, lang)
+        skipped.extend(aside)
+        sentence = without_hedge(sentence)
+        if not sentence or is_reaction(sentence):
+            continue  # "That is so true!" reacts to the other speaker; it asserts nothing checkable
         if lang == "zh":
-            pieces, subject = _split_zh(sentence, previous_subject)
+            pieces, subject = split_chinese(sentence, previous_subject)
         elif lang == "ru":
             pieces, subject = _split_western(sentence, previous_subject, ru=True)
         else:
@@ -134,15 +112,15 @@ def _claims(text: str) -> tuple[Claim, ...]:
         for piece in pieces:
             cleaned = piece.strip(" ,;:-—")
             if (
-                _has_content(cleaned) and not _REACTION_RE.fullmatch(cleaned) and not _only_openers(cleaned)
+                _has_content(cleaned) and not is_reaction(cleaned) and not _only_openers(cleaned)
                 and terms(cleaned).total > 0
             ):
                 claims.append(_new_claim({"text": cleaned}))
                 if len(claims) >= MAX_CLAIMS:
-                    return tuple(claims)
+                    return tuple(claims), tuple(skipped)
         if subject is not None:
             previous_subject = subject
-    return tuple(claims)
+    return tuple(claims), tuple(skipped)
 
 
 def _only_openers(piece: str) -> bool:
@@ -157,14 +135,14 @@ def _has_content(text: str) -> bool:
 
 
 def _split_western(sentence: str, previous_subject: str | None, *, ru: bool) -> tuple[list[str], str | None]:
-    sentence = _resolve_leading_pronoun(sentence, previous_subject, ru=ru)
+    sentence = resolve_leading_pronoun(sentence, previous_subject, ru=ru)
     body = sentence.rstrip(" .!?…")
     subject = _subject(body, ru=ru)
     pieces: list[str] = []
     for part in _SEMICOLON_RE.split(body) if ";" in body else (body,):
         pieces.extend(_split_clauses(part, subject, ru=ru))
     expanded = [item for piece in pieces for item in _split_list(piece)]
-    return expanded, subject if _names_something(subject) else None
+    return expanded, subject if names_something(subject) else None
 
 
 def _split_clauses(part: str, subject: str | None, *, ru: bool) -> list[str]:
@@ -291,6 +269,8 @@ def _is_clause(right: str, *, ru: bool) -> bool:
         return True
     if any(word in lexicon.EN_AUXILIARIES or word in _EN_COMMON_VERBS for word in head):
         return True
+    if any(_is_english_verb(word, head[index - 1]) for index, word in enumerate(head[1:5], start=1)):
+        return True  # "…, and the Sydney Opera House opened in 1973": a past form after its subject
     if len(words) >= 3 and words[0][:1].islower() and head[0] not in lexicon.EN_STOPWORDS:
         return head[0] not in _EN_DETERMINERS and (head[0].endswith(("ed", "s")) or len(words) >= 4)
     return False
@@ -299,6 +279,8 @@ def _is_clause(right: str, *, ru: bool) -> bool:
 def _starts_with_verb(words: list[str], *, ru: bool) -> bool:
     first = words[0].casefold()
     if ru:
+        if len(words) > 1 and _RU_PAST_RE.search(words[1].casefold()):
+            return False  # "роман опубликовали …": a noun in "-ан" with its own verb after it is the subject
         return bool(_RU_VERB_RE.search(first)) or first in lexicon.RU_COPULAS
     if first in lexicon.EN_AUXILIARIES or first in _EN_COMMON_VERBS:
         return True
@@ -356,31 +338,6 @@ def _after_opening_phrase(head: list[str]) -> list[str]:
         return head
     last_comma = max((position for position, word in enumerate(head) if word.endswith(",")), default=-1)
     return head[last_comma + 1 :] if last_comma >= 0 else head
-
-
-def _names_something(subject: str | None) -> bool:
-    return subject is not None and len(subject.split()) <= 8 and any(word[:1].isupper() for word in subject.split())
-
-
-def _resolve_leading_pronoun(sentence: str, previous_subject: str | None, *, ru: bool) -> str:
-    if previous_subject is None:
-        return sentence
-    words = sentence.split(maxsplit=1)
-    if len(words) < 2:
-        return sentence
-    first = words[0].casefold()
-    if ru and first in {"он", "она", "оно", "они"}:
-        return f"{previous_subject} {words[1]}"
-    if not ru and first in {"he", "she", "his", "her"}:
-        # A person: of "Tony Morris's blue Volvo was caught …", "He says …" is Tony Morris, not the Volvo.
-        owner = _OWNER_RE.match(previous_subject)
-        if owner is not None and previous_subject.split()[-1].casefold() not in lexicon.EN_PERSON_NOUNS:
-            previous_subject = owner.group(1)
-    if not ru and first in {"it", "he", "she", "they"}:
-        return f"{previous_subject} {words[1]}"
-    if not ru and first in {"its", "his", "her", "their"}:
-        return f"{previous_subject}'s {words[1]}"
-    return sentence
 
 
 def _antecedent(left: str) -> str:
@@ -443,31 +400,3 @@ def _first_item_length(head_words: list[str], middle: list[str]) -> int:
         if word in _EN_SUBJECT_VERBS or (len(word) > 4 and word.endswith("ed")):
             return len(head_words) - position - 1
     return 1
-
-
-def _split_zh(sentence: str, previous_subject: str | None) -> tuple[list[str], str | None]:
-    body = sentence.rstrip("。!?;. ")
-    if previous_subject and body.startswith(_ZH_PRONOUNS):
-        body = previous_subject + body[1:]
-    raw = [piece.strip() for piece in _ZH_SPLIT_RE.split(body)]
-    pieces: list[str] = []
-    for piece in raw:
-        if (pieces and _cjk_count(piece) < 4) or (pieces and _cjk_count(pieces[-1]) < 4):
-            pieces[-1] = f"{pieces[-1]},{piece}"
-        else:
-            pieces.append(piece)
-    subject_match = _ZH_SUBJECT_END_RE.search(pieces[0]) if pieces else None
-    subject = pieces[0][: subject_match.start()].strip() if subject_match and 0 < subject_match.start() <= 15 else None
-    completed = [pieces[0]] if pieces else []
-    for piece in pieces[1:]:
-        if subject and piece.startswith(_ZH_PRONOUNS):
-            completed.append(subject + piece[1:])
-        elif subject and subject not in piece and piece.startswith(_ZH_VERB_START):
-            completed.append(subject + piece)
-        else:
-            completed.append(piece)
-    return completed, subject
-
-
-def _cjk_count(text: str) -> int:
-    return sum(1 for char in text if "\u4e00" <= char <= "\u9fff")

@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 
 from ragmetrics_core.budget import checkpoint, metered
 from ragmetrics_core.construct import builder
-from ragmetrics_core.evidence import Check, Claim, EvidencePart, Verdict
+from ragmetrics_core.evidence import Check, Claim, EvidencePart, GeneratedQuestion, SkippedPiece, Verdict
 from ragmetrics_core.judges.base import (
     CheckRequest,
     CheckResult,
@@ -21,8 +21,8 @@ from ragmetrics_core.judges.base import (
     SimilarityResult,
     Usage,
 )
-from ragmetrics_core.judges.embedded.answers import complete_answer
-from ragmetrics_core.judges.embedded.claims import extract_claims
+from ragmetrics_core.judges.embedded.answers import ReadAnswer, read_answer
+from ragmetrics_core.judges.embedded.claims import read_claims
 from ragmetrics_core.judges.embedded.entail import Premise, check
 from ragmetrics_core.judges.embedded.entities import entity_found, extract_entities
 from ragmetrics_core.judges.embedded.normalize import Terms, terms
@@ -49,15 +49,16 @@ class EmbeddedJudge:
             raise TypeError(f"extract expects an ExtractionRequest, got {type(request).__name__}")
         started = time.perf_counter()
         want = request.want
+        skipped: list[SkippedPiece] = []
         with metered():
             result = Extraction(
                 response_claims=(
-                    _step(_answer_claims, request.user_input, request.response)
+                    _step(_answer_claims, request.user_input, request.response, "response", skipped)
                     if EvidencePart.RESPONSE_CLAIMS in want
                     else None
                 ),
                 reference_claims=(
-                    _step(_answer_claims, request.user_input, request.reference or "")
+                    _step(_answer_claims, request.user_input, request.reference or "", "reference", skipped)
                     if EvidencePart.REFERENCE_CLAIMS in want
                     else None
                 ),
@@ -65,11 +66,13 @@ class EmbeddedJudge:
                     _step(extract_entities, request.reference) if EvidencePart.REFERENCE_ENTITIES in want else None
                 ),
                 generated_questions=(
-                    _step(generate_questions, _answer_text(request.user_input, request.response), request.n_questions)
+                    _step(_questions, request.user_input, request.response, request.n_questions)
                     if EvidencePart.GENERATED_QUESTIONS in want
                     else None
                 ),
             )
+        if skipped:
+            result.skipped = skipped
         result.usage = Usage(latency_s=time.perf_counter() - started)
         return result
 
@@ -110,11 +113,13 @@ class _Checker:
         reference_terms = _claim_terms(request.reference_claims)
         result = CheckResult()
         if EvidencePart.RESPONSE_VS_REFERENCE in want:
-            premise = Premise.from_text(complete_answer(request.user_input, request.reference or ""))
-            result.response_vs_reference = [check(claim, premise, "reference") for claim in response_terms]
+            result.response_vs_reference = _against_answer(
+                response_terms, read_answer(request.user_input, request.reference or ""), "reference"
+            )
         if EvidencePart.REFERENCE_VS_RESPONSE in want:
-            premise = Premise.from_text(complete_answer(request.user_input, request.response))
-            result.reference_vs_response = [check(claim, premise, "response") for claim in reference_terms]
+            result.reference_vs_response = _against_answer(
+                reference_terms, read_answer(request.user_input, request.response), "response"
+            )
         if EvidencePart.RESPONSE_VS_CHUNKS in want:
             result.response_vs_chunks = [self._row(claim) for claim in response_terms]
         if EvidencePart.REFERENCE_VS_CHUNKS in want:
@@ -181,14 +186,36 @@ class _Checker:
         return row
 
 
-def _answer_claims(question: str, answer: str) -> list[Claim]:
-    """The claims of an answer read with its question (:mod:`.answers`)."""
-    return extract_claims(complete_answer(question, answer))
+def _answer_claims(question: str, answer: str, source: str, skipped: list[SkippedPiece]) -> list[Claim]:
+    """The claims of an answer read with its question (:mod:`.answers`); what is no claim goes to ``skipped``."""
+    read = read_answer(question, answer)
+    claims, aside = read_claims(read.text)
+    skipped.extend(
+        _new_skipped({"source": source, "text": piece.text, "reason": piece.reason})
+        for piece in (*read.skipped, *aside)
+    )
+    return list(claims)
 
 
-def _answer_text(question: str, answer: str) -> str:
-    """The answer read with its question; an answer that only declines stays as written (it is noncommittal)."""
-    return complete_answer(question, answer) or answer
+def _against_answer(claims: list[Terms], answer: ReadAnswer, label: str) -> list[Check]:
+    """Each claim checked against an answer read with its question. An answer that only declines states nothing,
+    and the verdict says so (not that the text is empty)."""
+    if not answer.text and answer.declined:
+        declined = _new_check({"verdict": Verdict.NEUTRAL, "confidence": 1.0, "support": 0.0,
+                               "rationale": f"the {label} declines to answer"})
+        return [declined] * len(claims)
+    premise = Premise.from_text(answer.text)
+    return [check(claim, premise, label) for claim in claims]
+
+
+def _questions(question: str, answer: str, n_questions: int) -> list[GeneratedQuestion]:
+    """The questions the answer answers. A fragment put into the question ("Jørn Utzon." to "Who designed the
+    Sydney Opera House?") answers exactly that question; any other answer is read with its question, and one
+    that only declines stays as written (it is noncommittal)."""
+    read = read_answer(question, answer)
+    if read.completed and read.question:
+        return [_new_question({"text": read.question + "?", "noncommittal": False})] * n_questions
+    return generate_questions(read.text or answer, n_questions)
 
 
 def _step(work: Callable[..., T], *args: Any, **kwargs: Any) -> T:
@@ -203,6 +230,8 @@ def _from_chunk(chunk: int, single: Check) -> Check:
 
 
 _new_check = builder(Check)
+_new_skipped = builder(SkippedPiece)
+_new_question = builder(GeneratedQuestion)
 
 
 def _claim_terms(claims: Sequence[Claim]) -> list[Terms]:

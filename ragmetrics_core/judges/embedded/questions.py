@@ -15,6 +15,8 @@ import re
 from ragmetrics_core.construct import builder
 from ragmetrics_core.evidence import Claim, GeneratedQuestion
 from ragmetrics_core.judges.embedded import lexicon
+from ragmetrics_core.judges.embedded.answer_rules import english
+from ragmetrics_core.judges.embedded.answer_rules.nonclaims import set_aside
 from ragmetrics_core.judges.embedded.claims import extract_claims
 from ragmetrics_core.judges.embedded.normalize import prepare, terms
 from ragmetrics_core.judges.embedded.segment import language, sentences
@@ -40,7 +42,10 @@ def is_noncommittal(response: str) -> bool:
     """
     if not response or not response.strip():
         return False
-    found = sentences(response)
+    # Courtesy is no answer: "… Not sure that helps!" closes an answer, and "I'm not sure, but I think X" states X.
+    found = [rest for rest in (set_aside(sentence, language(sentence))[0] for sentence in sentences(response)) if rest]
+    if not found:
+        return False
     head = found[0] if len(found) > _NONCOMMITTAL_SENTENCES else " ".join(found)
     normalized = prepare(head).casefold()
     phrases: tuple[str, ...] = lexicon.NONCOMMITTAL_PHRASES
@@ -122,7 +127,19 @@ def _en_question(words: list[str]) -> str:
             if rest and (rest[0].endswith("ed") or rest[0].casefold() in lexicon.EN_PARTICIPLE_OPENERS):
                 answer = rest[1:]
                 return f"{_wh(answer, english=True).capitalize()} {verb} {subject} {rest[0]}?"
+            if len(rest) > 1 and rest[0].casefold() == "the" and verb in {"is", "was", "are", "were"}:
+                # "Canberra is the capital of Australia": the definite description is what is asked about.
+                return f"What {verb} {' '.join(rest)}?"
             return f"{_wh(rest, english=True).capitalize()} {verb} {subject}?"
+    for index, word in enumerate(words[1:12], start=1):
+        if english.has_verb(" ".join(words[index - 1 : index + 1])):
+            # No auxiliary: the verb itself ends the subject ("Jørn Utzon designed the Sydney Opera House" → "Who
+            # designed the Sydney Opera House?", "The house opened in 1973" → "When the house opened?").
+            subject, rest = " ".join(words[:index]), words[index + 1 :]
+            wh = _wh(rest, english=True)
+            if wh == "what" and english.names_someone(subject):
+                return f"Who {word} {' '.join(rest)}?"
+            return f"{wh.capitalize()} {subject} {word}?"
     return f"What about {' '.join(words)}?"
 
 
@@ -152,11 +169,24 @@ def _wh(answer: list[str], *, english: bool) -> str:
 def _zh_question(text: str) -> str:
     if _YEAR_RE.search(text):
         return _YEAR_RE.split(text, maxsplit=1)[0].rstrip() + "哪一年?"
+    number = _ZH_AMOUNT_RE.search(text)
+    if number is not None:  # "故宫有9999间房屋" → "故宫有多少间房屋?", "长城全长约21196公里" → "长城全长约多长?"
+        unit = _ZH_LENGTH_UNIT_RE.match(text, number.end())
+        if unit is not None:
+            return text[: number.start()] + "多长" + text[unit.end() :] + "?"
+        return text[: number.start()] + "多少" + text[number.end() :] + "?"
+    subject, copula, described = text.partition("是")
+    if copula and subject and len(described) > len(subject):
+        return described.rstrip("的") + "是什么?"  # "北京是中国的首都" → "中国的首都是什么?"
     for verb, word in (("位于", "哪里"), ("在", "哪里"), ("是", "什么")):
         position = text.find(verb)
         if position > 0:
             return text[:position] + verb + word + "?"
     return text + "吗?"
+
+
+_ZH_AMOUNT_RE = re.compile(r"\d[\d,.]*")
+_ZH_LENGTH_UNIT_RE = re.compile("公里|千米|厘米|毫米|英里|米")
 
 
 def _is_cjk_text(text: str) -> bool:

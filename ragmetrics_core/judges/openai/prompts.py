@@ -32,15 +32,29 @@ EXTRACTION_SYSTEM = f"""You prepare material for checking the answers of a quest
 {_DATA_RULE}
 {_LANGUAGE_RULE}
 Tasks, each done only when listed in "tasks" (otherwise return an empty list for it):
-- response_claims: split "response" into atomic claims. Each claim states one fact, stands on its own
-  (replace pronouns with what they refer to, keep numbers, dates and units), and is faithful to the text
-  without adding anything. Leave out greetings, hedges and filler. No claims for a text with no facts,
-  and none for an answer that declines ("I don't know", "the context does not say").
-  Read an answer with "user_input": a short answer (a name, a number, a date, "yes" or "no") or one that
-  leans on the question becomes the full statement it makes. For example, "What is the capital of
-  Australia?" answered "Canberra." gives "The capital of Australia is Canberra."; "Is Paris the capital of
-  France?" answered "Yes." gives "Paris is the capital of France."; "When was the Eiffel Tower built?"
-  answered "It was built in 1889." gives "The Eiffel Tower was built in 1889."
+- response_claims: split "response" into atomic claims, as a person would write them down. Each claim
+  states one fact, stands on its own (keep numbers, dates and units), and is faithful to the text without
+  adding anything. No claims for a text with no facts, and none for an answer that declines ("I don't
+  know", "the context does not say").
+  Not claims: greetings, thanks, praise of the question ("Great question!"), offers of help ("let me know
+  if anything is not clear"), wishes ("I hope this helps"), sign-offs, and remarks about the answer or the
+  sources ("according to the provided context", "based on the documents", "this is well documented",
+  "согласно предоставленным документам", "根据提供的资料"): leave them out and keep the claim they wrap.
+  A hedge around a claim keeps the claim ("I think Tolstoy wrote it" states that Tolstoy wrote it); a
+  phrase that changes the meaning stays in the claim ("It is a myth that …", "I doubt that …").
+  Read an answer with "user_input", but complete it from the question only when it is a fragment: a name,
+  a number, a date, "yes"/"no", or the pick of a comparison. A sentence with its own verb is never joined
+  to the question. Pronouns: "it" (оно/его, 它) stands for what the question asks about, else for the
+  subject of the previous sentence; "he"/"she" (он/она, 他/她) for the person named before; a pronoun
+  with no such antecedent stays as written.
+  For example, for "Who designed the Sydney Opera House, and when did it open?" the response "Great
+  question! According to the documents, Jørn Utzon designed it, and it opened in 1973. Hope this helps!"
+  gives "Jørn Utzon designed the Sydney Opera House." and "The Sydney Opera House opened in 1973.";
+  "What is the capital of Australia?" answered "Canberra." gives "The capital of Australia is Canberra.";
+  "Which is taller, the Eiffel Tower or Big Ben?" answered "The Eiffel Tower." gives "The Eiffel Tower is
+  taller than Big Ben."; "Is Paris the capital of France?" answered "Yes." gives "Paris is the capital of
+  France."; "Who designed the Sydney Opera House?" answered "Bananas are rich in potassium." gives
+  "Bananas are rich in potassium." (a full sentence, kept as it is).
 - reference_claims: the same for "reference" (also read with "user_input").
 - reference_entities: the named entities in "reference" (people, places, organisations, works, dates,
   quantities), each once, written as in the reference.

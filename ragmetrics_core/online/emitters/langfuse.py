@@ -32,7 +32,6 @@ import httpx
 from langfuse.api import LangfuseAPI
 from langfuse.api.core import ApiError
 
-from ragmetrics_core.explain import metric_explanations
 from ragmetrics_core.online.types import EvaluationRecord
 from ragmetrics_core.ratelog import RateLimitedLog
 from ragmetrics_core.results import MetricScore
@@ -44,6 +43,8 @@ MAX_BODY_BYTES = 1_000_000
 """Langfuse's scores endpoint takes bodies up to 1 MiB (the Next.js default); we stay under it."""
 MAX_COMMENT_CHARS = 4000
 LABEL_SUFFIX = "_label"
+PROBABILITY_SUFFIX = "_probability"
+"""A calibrated score's P(label = yes) goes out as a numeric score of its own, ``<metric>_probability``."""
 UNDETERMINED = "undetermined"
 _ID_NAMESPACE = uuid.UUID("5b0f3c5e-8f43-4b8e-9d0c-2a61c6f0e7a1")
 """Fixed, so that the same record always yields the same score ids (uuid5)."""
@@ -145,7 +146,6 @@ class LangfuseEmitter:
         subject = record.subject
         if subject is None or not subject.valid:
             raise NoSubjectSpanError("no span to score: the run had no trace and no OtelEmitter created one")
-        explained = metric_explanations(record.result) if record.result is not None else {}
         timestamp = datetime.fromtimestamp(record.finished_ns / 1e9, tz=UTC).isoformat()
         metadata: dict[str, Any] = {"record_id": record.record_id, "route": record.route, "rate": record.rate}
         if record.judge is not None:
@@ -156,10 +156,14 @@ class LangfuseEmitter:
         items: list[Score] = []
         for metric, entry in record.scores.items():
             name = f"{self._name_prefix}{metric}"
-            comment = _comment(entry, explained.get(metric, ""))
+            comment = _comment(entry, record.explanation(metric))  # read once, from the real evidence
             extra = {**metadata, "direction": entry.direction.value, "threshold": entry.threshold}
             if entry.score is not None:
                 items.append(self._item(record, common, name, entry.score, "NUMERIC", comment, extra))
+            if entry.probability is not None:
+                items.append(self._item(
+                    record, common, name + PROBABILITY_SUFFIX, entry.probability, "NUMERIC", comment, extra
+                ))
             label = entry.label if entry.label is not None else (UNDETERMINED if entry.score is None else None)
             if label is not None:
                 items.append(self._item(record, common, name + LABEL_SUFFIX, label, "CATEGORICAL", comment, extra))

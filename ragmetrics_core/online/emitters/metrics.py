@@ -138,6 +138,11 @@ class MetricsEmitter:
             sc.METRIC_SCORE, unit="1", description="Score of one metric on one evaluated sample, in [0, 1].",
             explicit_bucket_boundaries_advisory=list(SCORE_BUCKETS),
         )
+        self._probability = meter.create_histogram(
+            sc.METRIC_PROBABILITY, unit="1",
+            description="With a calibration: P(the user's label says yes) for one calibrated score, in [0, 1].",
+            explicit_bucket_boundaries_advisory=list(SCORE_BUCKETS),
+        )
         self._undetermined = meter.create_counter(
             sc.METRIC_UNDETERMINED, unit="{score}",
             description="Metric scores that came out undetermined, by reason class.",
@@ -170,6 +175,8 @@ class MetricsEmitter:
                 if entry.label is not None:
                     attributes[sc.EVALUATION_SCORE_LABEL] = entry.label
                 self._score.record(entry.score, attributes)
+                if entry.probability is not None:  # calibrated scores only: no series without a calibration
+                    self._probability.record(entry.probability, {**common, sc.EVALUATION_NAME: metric})
             else:
                 attributes[sc.UNDETERMINED_REASON] = undetermined_reason(entry.reason)
                 self._undetermined.add(1, attributes)

@@ -72,6 +72,8 @@ def evaluation_span(record: EvaluationRecord) -> Attributes:
             attributes[sc.undetermined_attribute(metric)] = entry.reason or "undetermined"
         if entry.label is not None:
             attributes[sc.label_attribute(metric)] = entry.label
+        if entry.probability is not None:
+            attributes[sc.probability_attribute(metric)] = entry.probability
     if record.scores:
         attributes[sc.OUTPUT_VALUE] = json.dumps(
             {metric: entry.score for metric, entry in record.scores.items()}, allow_nan=False, default=str
@@ -88,6 +90,8 @@ def result_event(metric: str, entry: MetricScore, record: EvaluationRecord) -> A
     label = entry.label if entry.label is not None else (None if entry.score is not None else "undetermined")
     if label is not None:
         attributes[sc.EVALUATION_SCORE_LABEL] = label
+    if entry.probability is not None:
+        attributes[sc.EVALUATION_PROBABILITY] = entry.probability
     explanation = record.explanation(metric)
     if explanation:
         attributes[sc.EVALUATION_EXPLANATION] = explanation

@@ -79,7 +79,7 @@ class PhoenixEmitter:
                 "span_id": record.subject.span_id_hex,
                 "annotator_kind": kind,
                 "result": _result(entry, record.explanation(metric)),
-                "metadata": {**metadata, "direction": entry.direction.value, "threshold": entry.threshold},
+                "metadata": {**metadata, **_score_metadata(entry)},
                 "identifier": "",
             }
             for metric, entry in record.scores.items()
@@ -110,6 +110,13 @@ class PhoenixEmitter:
 def annotator_kind_of(judge: str | None) -> AnnotatorKind:
     """``LLM`` when the judge (or a member of an ensemble) is a language model behind an API, else ``CODE``."""
     return "LLM" if judge is not None and "openai:" in judge else "CODE"
+
+
+def _score_metadata(entry: MetricScore) -> dict[str, Any]:
+    metadata: dict[str, Any] = {"direction": entry.direction.value, "threshold": entry.threshold}
+    if entry.probability is not None:  # Phoenix's result has no field for it (score, label, explanation)
+        metadata["probability"] = entry.probability
+    return metadata
 
 
 def _result(entry: MetricScore, explanation: str) -> dict[str, Any]:

@@ -1,0 +1,76 @@
+"""Two checkouts of the embedded judge timed alternately on the same synthetic samples, in one run.
+
+Run by hand from the repository root, naming the checkout to compare with (e.g. main's worktree)::
+
+    python benchmarks/embedded_alternating.py ../main            # 6 rounds
+    python benchmarks/embedded_alternating.py ../main --rounds 8 --samples 400
+
+Each round starts one fresh process per checkout, in turn (A B, A B, …), each scoring the same samples of
+``embedded_judge.py`` (all fifteen metrics, five contexts of ~110 words; 200 warm-up samples first) and reporting
+samples per second of CPU time. A shared, busy machine drifts by tens of per cent from minute to minute; the
+alternation puts both sides under the same drift, and the median of the per-round ratios is the figure to read.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+_ONE_SIDE = """
+import asyncio, random, sys, time
+sys.path.insert(0, sys.argv[1])
+sys.path.insert(1, sys.argv[1] + "/benchmarks")
+import embedded_judge as bench
+from ragmetrics_core.engine import Evaluator
+from ragmetrics_core.judges.embedded import EmbeddedJudge
+rng = random.Random(11)
+vocabulary = bench._vocabulary(rng)
+warm = [bench.synthetic_sample(rng, vocabulary) for _ in range(200)]
+timed = [bench.synthetic_sample(rng, vocabulary) for _ in range(int(sys.argv[2]))]
+evaluator = Evaluator(judge=EmbeddedJudge())
+async def run(batch):
+    for sample in batch:
+        await evaluator.aevaluate(sample)
+asyncio.run(run(warm))
+cpu = time.process_time()
+asyncio.run(run(timed))
+print(len(timed) / (time.process_time() - cpu))
+"""
+
+
+def samples_per_second(checkout: Path, n_samples: int) -> float:
+    """One fresh process scoring ``n_samples`` samples with ``checkout``'s code (its own benchmark's samples)."""
+    env = {**os.environ, "PYTHONPATH": f"{checkout}{os.pathsep}{checkout / 'integrations'}"}
+    done = subprocess.run(
+        [sys.executable, "-c", _ONE_SIDE, str(checkout), str(n_samples)],
+        cwd=checkout, env=env, capture_output=True, text=True, check=True,
+    )
+    return float(done.stdout.strip().splitlines()[-1])
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("other", type=Path, help="the checkout to compare with (its repository root)")
+    parser.add_argument("--rounds", type=int, default=6)
+    parser.add_argument("--samples", type=int, default=400)
+    args = parser.parse_args(argv)
+    other = args.other.resolve()
+    ratios: list[float] = []
+    print(f"samples/s per core (CPU time), {args.samples} samples a side; this = {REPO_ROOT}, other = {other}")
+    for number in range(1, args.rounds + 1):
+        theirs = samples_per_second(other, args.samples)
+        ours = samples_per_second(REPO_ROOT, args.samples)
+        ratios.append(ours / theirs)
+        print(f"  round {number}: other {theirs:6.1f}  this {ours:6.1f}  ratio {ours / theirs:.3f}")
+    print(f"median ratio this/other: {statistics.median(ratios):.3f} (min {min(ratios):.3f}, max {max(ratios):.3f})")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,37 @@
+"""How an answer is written, language by language: what is not a claim, what a fragment says, what "it" means.
+
+Each language's rules live in a module of its own (:mod:`.english`, :mod:`.russian`, :mod:`.chinese`), each
+with the same functions, so :func:`rules` picks one by the language of the question; the phrases that are not
+claims are data files (``nonclaims_<lang>.json``) read by :mod:`.nonclaims`.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from ragmetrics_core.judges.embedded.answer_rules import chinese, english, russian
+
+
+class LanguageRules(Protocol):
+    """What every language module provides."""
+
+    YES: frozenset[str]
+    NO: frozenset[str]
+    PERSON_PRONOUNS: frozenset[str]
+
+    def topic(self, question: str) -> str | None: ...
+    def is_fragment(self, question: str, answer: str) -> bool: ...
+    def fill(self, question: str, answer: str) -> str | None: ...
+    def comparative(self, question: str, answer: str) -> str | None: ...
+    def is_yes_no_question(self, question: str) -> bool: ...
+    def statement(self, question: str, *, negated: bool) -> str | None: ...
+    def names_someone(self, text: str) -> bool: ...
+    def resolve_things(self, text: str, name: str) -> str: ...
+
+
+_BY_LANGUAGE: dict[str, LanguageRules] = {"en": english, "ru": russian, "zh": chinese}
+
+
+def rules(lang: str) -> LanguageRules:
+    """The rule module of ``lang`` (``en``, ``ru`` or ``zh``; English for anything else)."""
+    return _BY_LANGUAGE.get(lang, english)

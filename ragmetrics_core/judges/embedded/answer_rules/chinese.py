@@ -1,0 +1,124 @@
+"""Chinese: what a question asks about, when an answer is a fragment, and the statement a fragment makes.
+
+A fragment is short and has no verb ("1889年。", "约恩·乌松。"); it takes the place of the question word ("谁设计了
+悉尼歌剧院?" → "约恩·乌松设计了悉尼歌剧院。"), a count keeping its measure word ("故宫有多少个房间?" + "9999" →
+"故宫有9999个房间。"). A comparative pick ("埃菲尔铁塔和大本钟哪个更高?" → "埃菲尔铁塔。") becomes
+"埃菲尔铁塔比大本钟更高。". A sentence that copies the chunk ("故宫有9999间房屋。") is never glued to the question.
+"""
+
+from __future__ import annotations
+
+import re
+
+YES = frozenset({"是", "是的", "对", "对的", "没错"})
+NO = frozenset({"不", "不是", "不对", "没有"})
+_MEASURE_WORDS = "个间座位年次种本人条只家所"
+_WH_RE = re.compile(
+    f"什么时候|什么|哪里|哪儿|哪个|哪一年|哪一|何时|谁|多少(?P<measure>[{_MEASURE_WORDS}])?|多长|多大|多高|多远|多久"
+    f"|几(?P<few>[{_MEASURE_WORDS}])?"
+)
+_VERB_MARKS = (
+    "是", "有", "在", "位于", "了", "被", "为", "于", "建", "成立", "设计", "写", "发明", "发现", "拥有", "举行",
+    "出生", "含", "包括", "属于", "叫做", "称为", "来自", "需要", "使用", "提供", "导致", "具有",
+    "全长", "长约", "高约",
+)
+"""Characters and words that make a short answer a sentence of its own ("香蕉富含钾", "长城全长约21196公里")."""
+_FRAGMENT_HAN = 8
+_HAN_RE = re.compile("[\u4e00-\u9fff]")
+_COMPARATIVE_RES = (
+    re.compile(r"^(?P<first>.+?)(?:和|与|跟|还是)(?P<second>.+?),?(?:哪个|哪一个|谁)(?P<quality>.+)$"),
+    re.compile(r"^(?:哪个|哪一个|谁)(?P<quality>[^,:]+)[,:](?P<first>.+?)还是(?P<second>.+)$"),
+)
+_TOPIC_END_RE = re.compile(
+    "是|有|在|位于|于|建|的|哪|什么|谁|多少|几|何时|为什么|怎么|如何|吗|出生|成立|设计|创作|创建|创立|发明|发现|开放|举办|去世|出版|写"
+)
+THING_PRONOUNS = frozenset({"它", "其"})
+PERSON_PRONOUNS = frozenset({"他", "她"})
+
+
+def _han(text: str) -> int:
+    return len(_HAN_RE.findall(text))
+
+
+def has_verb(answer: str) -> bool:
+    return any(mark in answer for mark in _VERB_MARKS)
+
+
+def is_fragment(question: str, answer: str) -> bool:
+    body = answer.strip().rstrip("。.!")
+    if not body or body.startswith(tuple(THING_PRONOUNS | PERSON_PRONOUNS)) or has_verb(body):
+        return False
+    return _han(body) <= _FRAGMENT_HAN and not _repeats(question, body)
+
+
+def _repeats(question: str, answer: str) -> bool:
+    """Whether the answer repeats two Han characters of the question in a row (a full answer repeats its words)."""
+    return any(_HAN_RE.fullmatch(answer[at]) and answer[at : at + 2] in question for at in range(len(answer) - 1))
+
+
+def comparative(question: str, answer: str) -> str | None:
+    """"A和B哪个更高?" + "A。" → "A比B更高。"."""
+    if "比" in answer:
+        return None
+    picked = answer.strip().rstrip("。.!")
+    for pattern in _COMPARATIVE_RES:
+        match = pattern.match(question.strip())
+        if match is None:
+            continue
+        first, second = match.group("first").strip(" ,"), match.group("second").strip(" ,")
+        quality = match.group("quality").strip()
+        for chosen, other in ((first, second), (second, first)):
+            if picked in (chosen, chosen + quality, chosen + quality.removeprefix("更")):
+                return f"{chosen}比{other}{quality if quality.startswith('更') else '更' + quality}。"
+    return None
+
+
+def is_yes_no_question(question: str) -> bool:
+    return _WH_RE.search(question) is None
+
+
+def statement(question: str, *, negated: bool) -> str | None:
+    if not question:
+        return None
+    if not negated:
+        return question + "。"
+    verb = _NEGATABLE_RE.search(question)
+    if verb is None:
+        return "不" + question + "。"
+    negation = "没" if verb.group(0) == "有" else "不"
+    return question[: verb.start()] + negation + question[verb.start() :] + "。"
+
+
+_NEGATABLE_RE = re.compile("是|在|有|位于|属于|会|能")
+
+
+def fill(question: str, answer: str) -> str | None:
+    match = _WH_RE.search(question)
+    if match is None:
+        return None
+    measure = match.group("measure") or match.group("few") or ""
+    own_measure = bool(answer) and _HAN_RE.fullmatch(answer[-1]) is not None
+    replacement = answer if own_measure or not measure else answer + measure
+    return question[: match.start()] + replacement + question[match.end() :] + "。"
+
+
+def topic(question: str) -> str | None:
+    """What the question is about: the words before its verb or question word ("故宫有多少个房间" → "故宫"), or
+    the object after "了" of a who/what question ("谁设计了悉尼歌剧院" → "悉尼歌剧院")."""
+    body = question.strip().rstrip("?？吗呢")
+    if body.startswith(("谁", "什么", "哪")):
+        _, marker, after = body.partition("了")
+        return after.strip() or None if marker else None
+    end = _TOPIC_END_RE.search(body)
+    found = body[: end.start()] if end is not None else ""
+    return found if 2 <= _han(found) <= 12 else None
+
+
+def names_someone(text: str) -> bool:
+    return "·" in text or 2 <= _han(text) <= 4
+
+
+def resolve_things(text: str, name: str) -> str:
+    """Every "它" (and a sentence-opening "其") about ``name``."""
+    text = text.replace("它们", "\0").replace("它", name).replace("\0", "它们")
+    return name + text[1:] if text.startswith("其") else text

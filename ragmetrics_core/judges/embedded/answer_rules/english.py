@@ -1,0 +1,272 @@
+"""English: what a question asks about, when an answer is a fragment, and the statement a fragment makes.
+
+A fragment names only the answer: an entity, a number, a date, "yes"/"no" or the pick of a comparative
+question; it has no verb of its own. It is put into its question ("Who wrote War and Peace?" + "Leo Tolstoy" →
+"Leo Tolstoy wrote War and Peace."; "Which is taller, the Eiffel Tower or Big Ben?" + "The Eiffel Tower." →
+"The Eiffel Tower is taller than Big Ben."). A sentence with a verb is never glued to the question.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ragmetrics_core.judges.embedded.answer_rules.wordlists import word_set
+
+BE = word_set("is are was were")
+DO = word_set("do does did")
+AUX = BE | DO | word_set("has have had can could will would should may")
+WH = word_set("what which who whom whose when where how why")
+DETERMINERS = word_set("the a an this that these those")
+_FUNCTION_WORDS = DETERMINERS | AUX | WH | word_set("and or of in on at to for from by with between about than as")
+"""Words a fragment may share with its question ("Between 1863 and 1869" to "When did … War and Peace?")."""
+_CONNECTORS = word_set("of de von van the and la le del da")
+VAGUE = word_set("it he she they this that these those there you i we what")
+YES = word_set("yes yeah yep correct right true indeed")
+NO = word_set("no nope incorrect false")
+THING_PRONOUNS = word_set("it its")
+PERSON_PRONOUNS = word_set("he she his her")
+_VERBS = word_set(
+    """
+        is are was were be been has have had do does did can could will would should may might must
+        wrote won led made took went became begins began founded built gave got held left lost ran says said
+        lives works plays contains includes uses opened closed died married moved designed invented discovered
+    """
+)
+"""Verbs that make an answer a sentence of its own (with any longer word in "-ed" after another word)."""
+_WORD_RE = re.compile(r"[^\W_]+(?:['’-][^\W_]+)*")
+_COMPARATIVE_RE = re.compile(
+    r"^(?:which|who|what)(?: one| of (?:the|these|them)(?: two)?| \w+)?\s+(?P<verb>is|are|was|were|has|have|had)\s+"
+    r"(?P<quality>[^,:]{2,40}?)\s*[,:]\s*(?P<first>.+?),?\s+or\s+(?P<second>.+)$",
+    re.IGNORECASE,
+)
+_THAN_RE = re.compile(r"\bthan\b", re.IGNORECASE)
+_SHORT_FRAGMENT_WORDS = 3
+SHORT_ANSWER_WORDS = 6
+"""An answer of four to this many words is a fragment only if it holds none of the question's words (a full
+answer repeats them)."""
+
+
+def answer_words(text: str) -> list[str]:
+    return [word.casefold() for word in _WORD_RE.findall(text)]
+
+
+def has_verb(answer: str) -> bool:
+    found = answer_words(answer)
+    return any(
+        word in _VERBS or (index > 0 and len(word) > 4 and word.endswith("ed") and found[index - 1] not in DETERMINERS)
+        for index, word in enumerate(found)
+    )
+
+
+def is_fragment(question: str, answer: str) -> bool:
+    """An answer that names only the answer ("Paris.", "In 1889", "Leo Tolstoy"), not a statement of its own."""
+    found = answer_words(answer)
+    if not found or found[0] in VAGUE or has_verb(answer):
+        return False
+    if len(found) <= _SHORT_FRAGMENT_WORDS:
+        return True
+    asked = set(answer_words(question)) - _FUNCTION_WORDS
+    return len(found) <= SHORT_ANSWER_WORDS and asked.isdisjoint(found)
+
+
+def comparative(question: str, answer: str) -> str | None:
+    """The pick of "Which is taller, A or B?" as "A is taller than B.", from a bare pick ("A.") or an elliptic
+    sentence ("A is taller."); ``None`` for any other question or answer."""
+    match = _COMPARATIVE_RE.match(question.strip())
+    if match is None or _THAN_RE.search(answer):
+        return None
+    first, second = match.group("first").strip(), match.group("second").strip()
+    picked = answer_words(answer)
+    names = [(first, second), (second, first)]
+    for chosen, other in names:
+        chosen_words = [word for word in answer_words(chosen) if word not in DETERMINERS]
+        if chosen_words and _starts_with(picked, chosen_words):
+            verb, quality = match.group("verb"), match.group("quality").strip()
+            rest = picked[picked.index(chosen_words[-1]) + 1 :]
+            if rest and rest != answer_words(f"{verb} {quality}"):
+                return None  # "A is older but smaller": more than the pick
+            name = _as_written(answer, chosen)
+            return sentence(f"{name} {verb} {quality} than {other}")
+    return None
+
+
+def _starts_with(found: list[str], name: list[str]) -> bool:
+    start = 1 if found[:1] and found[0] in DETERMINERS else 0
+    return found[start : start + len(name)] == name
+
+
+def _as_written(answer: str, name: str) -> str:
+    """The chosen name as the answer writes it (with its article), else as the question does."""
+    stripped = answer.strip().rstrip(".!")
+    head = " ".join(stripped.split()[: len(name.split()) + 1])
+    return head if answer_words(head)[-1:] == answer_words(name)[-1:] else name
+
+
+def is_yes_no_question(question: str) -> bool:
+    found = answer_words(question)
+    return bool(found) and found[0] in AUX
+
+
+def statement(question: str, *, negated: bool) -> str | None:
+    """A yes/no question as the statement it asks about ("Is Paris the capital?" → "Paris is the capital")."""
+    parts = question.split()
+    if not parts or parts[0].casefold() not in AUX:
+        return question + "." if question else None
+    aux = parts[0].casefold()
+    length = subject_length(parts[1:])
+    subject = " ".join(parts[1 : 1 + length])
+    if not subject or subject.split()[0].casefold() in VAGUE:
+        return None  # "Is it true …?", "Is that so?", "Is there …?": nothing to state
+    predicate = " ".join(parts[1 + length :])
+    return f"{subject} {aux}{' not' if negated else ''} {predicate}".strip() + "."
+
+
+def subject_length(parts: list[str]) -> int:
+    """How many leading words form the subject: a determiner with the capitalised name after it, a run of
+    capitalised words (with connectors such as "of"), or one word."""
+    if not parts:
+        return 0
+    position = 1 if parts[0].casefold() in DETERMINERS and len(parts) > 1 else 0
+    if not parts[position][:1].isupper():
+        return position + 1
+    end = position + 1
+    while end < len(parts) and (parts[end][:1].isupper() or (
+        parts[end].casefold() in _CONNECTORS and end + 1 < len(parts) and parts[end + 1][:1].isupper()
+    )):
+        end += 1
+    return end
+
+
+def fill(question: str, answer: str) -> str | None:
+    """A fragment put into its wh-question ("What is the capital of France?" + "Paris" → "The capital of France
+    is Paris."); ``None`` when the question has no question word this reads."""
+    parts = question.split()
+    if not parts or parts[0].casefold() not in WH:
+        return None
+    wh = parts[0].casefold()
+    rest = parts[1:]
+    if wh == "how" and rest and rest[0].casefold() in {"many", "much"}:
+        noun_end = 2 if len(rest) > 1 and rest[1].casefold() not in AUX else 1
+        noun = " ".join(rest[1:noun_end])
+        tail = rest[noun_end:]
+        if tail and tail[0].casefold() in DO:
+            tail = _without_do(tail[0].casefold(), tail[1:])
+        return sentence(f"{' '.join(tail)} {answer} {noun}")
+    if not rest:
+        return sentence(answer)
+    aux = rest[0].casefold()
+    if wh in {"what", "which", "who", "whom", "whose"}:
+        if aux in BE:
+            return sentence(f"{' '.join(rest[1:])} {aux} {answer}")
+        return sentence(f"{answer} {' '.join(rest)}")  # "Who wrote War and Peace?" + "Tolstoy"
+    if aux in BE and len(rest) > 2:
+        return sentence(f"{' '.join(rest[1:-1])} {aux} {rest[-1]} {_located(wh, answer)}")
+    if aux in DO:
+        return sentence(f"{' '.join(_without_do(aux, rest[1:]))} {_located(wh, answer)}")
+    if aux in AUX:
+        return sentence(f"{' '.join(rest[1:])} {_located(wh, answer)}")
+    return sentence(f"{' '.join(rest)} {_located(wh, answer)}")
+
+
+_IRREGULAR_PAST: dict[str, str] = dict(
+    pair.split(":", 1)  # every pair is "base:past"
+    for pair in word_set(
+        """
+    be:was have:had do:did go:went make:made take:took write:wrote win:won lead:led become:became begin:began
+    build:built give:gave get:got hold:held leave:left lose:lost run:ran say:said find:found buy:bought
+    bring:brought think:thought see:saw come:came know:knew grow:grew fly:flew meet:met pay:paid sell:sold
+    tell:told teach:taught fight:fought sing:sang speak:spoke break:broke choose:chose drive:drove eat:ate
+    fall:fell feel:felt keep:kept send:sent spend:spent stand:stood understand:understood rise:rose
+    """
+    )
+)
+_IRREGULAR_PRESENT = {"have": "has", "do": "does", "be": "is", "go": "goes"}
+
+
+def _without_do(aux: str, clause: list[str]) -> list[str]:
+    """The clause of a do-question as a statement: "did Tolstoy write" → "Tolstoy wrote", "does Mars have" →
+    "Mars has" (the verb after the subject takes the tense "do" carried)."""
+    at = subject_length(clause)
+    if aux == "do" or at >= len(clause):
+        return clause
+    verb = clause[at].casefold()
+    if aux == "does":
+        sibilant = verb.endswith(("s", "sh", "ch", "x"))
+        inflected = _IRREGULAR_PRESENT.get(verb) or (verb + "es" if sibilant else verb + "s")
+    else:
+        inflected = _IRREGULAR_PAST.get(verb) or (verb + "d" if verb.endswith("e") else verb + "ed")
+    return [*clause[:at], inflected, *clause[at + 1 :]]
+
+
+_PLACE_OR_TIME_PREPOSITIONS = word_set(
+    "in on at by from during since near between before after around about until till inside outside"
+)
+
+
+def _located(wh: str, answer: str) -> str:
+    """A bare time or place answer with the preposition the question implies ("1889" → "in 1889")."""
+    first = answer.split()[0].casefold() if answer.split() else ""
+    if first in _PLACE_OR_TIME_PREPOSITIONS:
+        return first + answer[len(first) :]  # "In 1793" inside the sentence: "opened in 1793"
+    if wh in {"when", "where"}:
+        return f"in {answer}"
+    return answer
+
+
+def sentence(text: str) -> str:
+    text = " ".join(text.split())
+    return (text[:1].upper() + text[1:] + ".") if text else text
+
+
+def topic(question: str) -> str | None:
+    """What the question asks about: the subject after its auxiliary ("When was the Eiffel Tower built" → "the
+    Eiffel Tower"), what a "what is" question names ("the capital of France"), or the object of a question whose
+    wh-word is the subject ("Who designed the Sydney Opera House" → "the Sydney Opera House")."""
+    parts = re.split(r",|\s+and\s+(?=(?:what|which|who|when|where|how|why)\b)", question, maxsplit=1)[0].split()
+    if len(parts) >= 2 and parts[0].casefold() in AUX:
+        found = " ".join(parts[1 : 1 + subject_length(parts[1:])])
+    elif len(parts) < 3 or parts[0].casefold() not in WH:
+        return None
+    elif parts[1].casefold() in AUX:
+        rest = parts[2:]
+        if parts[0].casefold() in {"what", "which", "who"} and parts[1].casefold() in BE:
+            found = " ".join(rest)  # "What is the capital of France" → "the capital of France"
+        else:
+            found = " ".join(rest[: subject_length(rest)])
+    elif parts[0].casefold() in {"who", "what", "which"}:
+        rest = parts[2:]  # "Who designed the Sydney Opera House": the object
+        found = " ".join(rest[: subject_length(rest)])
+    else:
+        return None
+    return None if not found or found.split()[0].casefold() in VAGUE else found
+
+
+def names_someone(text: str) -> bool:
+    """A capitalised name without an article ("Marie Curie", not "the Eiffel Tower"), which "he"/"she" may
+    stand for."""
+    parts = text.split()
+    if not parts or parts[0].casefold() in DETERMINERS:
+        return False
+    return all(part[:1].isupper() or part.casefold() in _CONNECTORS for part in parts)
+
+
+_EXPLETIVE_RE = re.compile(
+    r"^(?:is|was|'s|has been|seems|seemed|appears|appeared|turns out|turned out)\b(?:\s+\S+){0,4}?\s+(?:that|to)\b"
+    r"|^(?:is|was|'s)\s+(?:said|known|believed|reported|thought|estimated|possible|likely|unclear|true|not clear)\b",
+    re.IGNORECASE,
+)
+_IT_RE = re.compile(r"\b(it|its|It|Its)\b(?!['’-])")
+
+
+def resolve_things(text: str, name: str) -> str:
+    """Every "it"/"its" that stands for a thing replaced by ``name`` ("Jørn Utzon designed it, and it opened in
+    1973"); an expletive "it" ("it is said that …", "it seems that …") stays."""
+
+    def replace(match: re.Match[str]) -> str:
+        if _EXPLETIVE_RE.match(text[match.end() :].lstrip()):
+            return match.group(0)
+        replaced = name if match.group(1).casefold() == "it" else f"{name}'s"
+        at_start = match.start() == 0 or text[: match.start()].rstrip().endswith((".", "!", "?"))
+        return replaced[:1].upper() + replaced[1:] if at_start else replaced
+
+    return _IT_RE.sub(replace, text)

@@ -1,0 +1,144 @@
+"""Russian: what a question asks about, when an answer is a fragment, and the statement a fragment makes.
+
+A fragment has no verb ("Лев Толстой.", "В 1869 году."); it takes the place of the question word ("Кто написал
+«Войну и мир»?" → "Лев Толстой написал «Войну и мир»."). A comparative pick ("Что выше, Эйфелева башня или
+Биг-Бен?" → "Эйфелева башня.") becomes "Эйфелева башня выше, чем Биг-Бен.". A sentence with a verb is never
+glued to the question.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ragmetrics_core.judges.embedded.answer_rules.wordlists import word_set
+
+YES = word_set("да верно конечно")
+NO = word_set("нет неверно")
+_WH_RE = re.compile(
+    r"\b(?:кто|что|когда|где|куда|откуда|какой|какая|какое|какие|какого|каком|какую|сколько|чей|чья|чье|чьи)\b",
+    re.IGNORECASE,
+)
+_VERB_RE = re.compile(
+    r"^(?:[^\W\d_]{2,}(?:л|ла|ло|ли|лся|лась|лось|лись|ется|ится|ются|ятся)|является|являются|был|была|было|были|это|—|-)$"
+)
+"""A past or reflexive verb form (or a copula, or the dash that stands for one): a sentence, not a fragment.
+Present forms in "-ет"/"-ит" are left out: too many names end so ("Египет", "Кувейт")."""
+_NOT_VERBS = word_set("ли пол стол вокзал канал зал идеал сигнал финал")
+_SHORT_FRAGMENT_WORDS = 3
+_FRAGMENT_WORDS = 6
+_WORD_RE = re.compile(r"[^\W_]+(?:-[^\W_]+)*")
+_COMPARATIVE_RE = re.compile(
+    r"^(?:что|кто|какой|какая|какое|какие|который|которая|которое)(?:\s+[^\s,:]+)?\s+(?P<quality>[^\s,:]+)\s*[,:]\s*"
+    r"(?P<first>.+?),?\s+или\s+(?P<second>.+)$",
+    re.IGNORECASE,
+)
+_QUOTED_RE = re.compile(r"«[^»]+»|\"[^\"]+\"")
+_NAME_RE = re.compile(r"(?<!^)(?<![.!?]\s)\b[А-ЯЕЁ][а-яёА-ЯЁ-]+(?:\s+[А-ЯЁ][а-яё-]+)*(?:\s+[а-яё]+(?=$|\s))?")
+_WHO_RE = re.compile(r"^(?:кто|чей|чья|чье|чьи)\b", re.IGNORECASE)
+THING_PRONOUNS = word_set("оно его ее её")
+PERSON_PRONOUNS = word_set("он она")
+
+
+def answer_words(text: str) -> list[str]:
+    return [word.casefold() for word in _WORD_RE.findall(text)]
+
+
+def has_verb(answer: str) -> bool:
+    return any(
+        _VERB_RE.search(word) and word not in _NOT_VERBS
+        for word in (part.strip(".,!?;:«»\"()") or part for part in answer.casefold().replace("ё", "е").split())
+    )
+
+
+def is_fragment(question: str, answer: str) -> bool:
+    """An answer without a verb that can fill the question: for "кто"/"чей" a name ("Лев Толстой", not "Бананы
+    богаты калием": Russian states a quality without a verb)."""
+    found = answer_words(answer)
+    if not found or found[0] in THING_PRONOUNS | PERSON_PRONOUNS | {"они", "это"} or has_verb(answer):
+        return False
+    if _WHO_RE.search(question) and not names_someone(answer.strip(" .!")):
+        return False
+    if len(found) <= _SHORT_FRAGMENT_WORDS:
+        return True
+    return len(found) <= _FRAGMENT_WORDS and set(answer_words(question)).isdisjoint(found)
+
+
+def comparative(question: str, answer: str) -> str | None:
+    """"Что выше, A или B?" + "A." → "A выше, чем B."."""
+    match = _COMPARATIVE_RE.match(question.strip())
+    if match is None or "чем" in answer_words(answer):
+        return None
+    first, second = match.group("first").strip(), match.group("second").strip()
+    picked = answer_words(answer)
+    for chosen, other in ((first, second), (second, first)):
+        chosen_words = answer_words(chosen)
+        if chosen_words and picked[: len(chosen_words)] == chosen_words:
+            if picked[len(chosen_words) :] not in ([], answer_words(match.group("quality"))):
+                return None
+            return f"{chosen} {match.group('quality')}, чем {other}."
+    return None
+
+
+def is_yes_no_question(question: str) -> bool:
+    return _WH_RE.search(question) is None
+
+
+def statement(question: str, *, negated: bool) -> str | None:
+    """"Является ли Москва столицей России?" → "Москва является столицей России." ("Москва не является …" for
+    "нет"); a question without "ли" is read as the statement it asks about."""
+    inverted = _VERB_LI_RE.match(question.strip())
+    if inverted is not None:
+        verb, subject, rest = inverted.group("verb"), inverted.group("subject"), inverted.group("rest")
+        return f"{subject} {'не ' if negated else ''}{verb.lower()} {rest}".strip() + "."
+    plain = re.sub(r"\s+ли\b", "", question, flags=re.IGNORECASE).strip()
+    if not plain:
+        return None
+    return ("Неверно, что " + plain[:1].lower() + plain[1:] if negated else plain) + "."
+
+
+_VERB_LI_RE = re.compile(r"^(?P<verb>\S+)\s+ли\s+(?P<subject>[А-ЯЁ][^\s,]*(?:\s+[А-ЯЁ][^\s,]*)*)\s*(?P<rest>.*)$")
+_PREPOSITION_WH_RE = re.compile(
+    r"\b(?P<preposition>в|на|с|до|после)\s+(?:каком|какой|какую|каких)\s+\S+", re.IGNORECASE
+)
+
+
+def fill(question: str, answer: str) -> str | None:
+    """The fragment in place of the question word; "В каком году …?" + "В 1147 году" replaces the whole
+    "в каком году"."""
+    asked = _PREPOSITION_WH_RE.search(question)
+    opening = answer.split()[0].casefold() if answer.split() else ""
+    if asked is not None and opening == asked.group("preposition").casefold():
+        return (question[: asked.start()] + answer + question[asked.end() :]).strip() + "."
+    if not _WH_RE.search(question):
+        return None
+    return _WH_RE.sub(answer, question, count=1) + "."
+
+
+def topic(question: str) -> str | None:
+    """A quoted title («Война и мир»), else the first run of capitalised words after the question word with the
+    noun after it ("Эйфелева башня")."""
+    quoted = _QUOTED_RE.search(question)
+    if quoted is not None:
+        return quoted.group(0)
+    name = _NAME_RE.search(question.strip())
+    return name.group(0).strip() if name is not None else None
+
+
+def names_someone(text: str) -> bool:
+    parts = [part for part in text.split() if part not in _NAME_CONNECTORS]
+    return bool(parts) and all(part[:1].isupper() or part[:1] in "«\"" for part in parts)
+
+
+_NAME_CONNECTORS = word_set("де фон ван да ибн и")
+
+
+def resolve_things(text: str, name: str) -> str:
+    """A sentence that opens with "Оно", or with "Его"/"Её" before its verb ("Его опубликовали в 1869 году"),
+    about ``name``; a possessive "его" ("его жена") is left alone."""
+    parts = text.split(maxsplit=2)
+    if not parts:
+        return text
+    first = parts[0].casefold().replace("ё", "е")
+    if first == "оно" or (first in {"его", "ее"} and len(parts) > 1 and has_verb(parts[1])):
+        return " ".join([name, *parts[1:]])
+    return text
