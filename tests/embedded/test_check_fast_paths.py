@@ -14,10 +14,19 @@ import pytest
 
 from benchmarks.embedded_judge import _vocabulary, synthetic_sample
 from ragmetrics_core.evidence import Verdict
-from ragmetrics_core.judges.embedded import entail
+from ragmetrics_core.judges.embedded.conflicts import negation_conflict, swapped_names
 from ragmetrics_core.judges.embedded.entail import Premise, check
-from ragmetrics_core.judges.embedded.normalize import Terms, terms
+from ragmetrics_core.judges.embedded.knobs import KNOBS
 from ragmetrics_core.judges.embedded.segment import sentences
+from ragmetrics_core.judges.embedded.terms import Terms, terms
+from ragmetrics_core.judges.embedded.windows import (
+    coverage_bound,
+    near_credit,
+    pair_coverage,
+    pair_window,
+    pieces,
+    score,
+)
 
 _HAND_WRITTEN = [
     ("The bridge was not built in 1889 by Eiffel", "The bridge was built in 1889. Eiffel designed it."),
@@ -63,13 +72,13 @@ def _general_score(claim: Terms, premise: Premise, positions: tuple[int, ...], t
         if weight <= 0:
             continue
         missing.append(key)
-        credit = entail._near_credit(key, present, premise.heads) if fuzzy else 0.0
+        credit = near_credit(key, present, premise.heads) if fuzzy else 0.0
         if credit == 0.0 and key in premise.keys:
-            credit = entail.ELSEWHERE_CREDIT
+            credit = KNOBS.elsewhere_credit
         earned += weight * credit
     factor = 1.0
     for previous, position in pairwise(positions):
-        factor *= entail._PAIR_DISCOUNT if abs(position - previous) == 1 else entail._EXTRA_DISCOUNT
+        factor *= KNOBS.pair_discount if abs(position - previous) == 1 else KNOBS.extra_discount
     coverage = earned / total
     if len(positions) > 1:
         coverage *= factor
@@ -98,14 +107,14 @@ def test_pairs_cover_every_fast_path() -> None:
 @pytest.mark.parametrize("fuzzy", [False, True], ids=["exact", "near-matches"])
 def test_window_scores_equal_the_general_rule(fuzzy: bool) -> None:
     for claim, premise in PAIRS[::3]:
-        if claim.total < entail.MIN_CLAIM_WEIGHT or not premise.units:
+        if claim.total < KNOBS.min_claim_weight or not premise.units:
             continue
         for positions in _windows(premise):
-            window = entail._score(claim, premise, positions, claim.total, fuzzy=fuzzy)
+            window = score(claim, premise, positions, claim.total, fuzzy=fuzzy)
             assert tuple(window) == _general_score(claim, premise, positions, claim.total, fuzzy)
             if len(positions) == 2 and not fuzzy:
-                coverage = entail._pair_coverage(claim, premise, positions, claim.total)
-                assert tuple(entail._pair_window(claim, premise, positions, coverage)) == tuple(window)
+                coverage = pair_coverage(claim, premise, positions, claim.total)
+                assert tuple(pair_window(claim, premise, positions, coverage)) == tuple(window)
 
 
 def test_early_rejection_equals_the_general_verdict() -> None:
@@ -117,11 +126,11 @@ def test_early_rejection_equals_the_general_verdict() -> None:
         if not (result.rationale or "").startswith(("at most", "no content of the claim in premise")):
             continue
         total = claim.total
-        bound = entail._coverage_bound(claim, premise, total)
-        assert bound < entail.CONTRADICTION_ALIGNMENT
-        support = entail._graded(entail._partial_support(bound, entail._threshold(total)), total, 1)
+        bound = coverage_bound(claim, premise, total)
+        assert bound < KNOBS.contradiction_alignment
         assert result.verdict is Verdict.NEUTRAL
-        assert result.support == support and str(result.support) == str(support)  # 0.0, not -0.0
+        # Graded the general way, a coverage below the contradiction alignment has support 0.0 (not -0.0).
+        assert result.support == 0.0 and str(result.support) == "0.0"
         assert result.confidence == min(1.0, max(0.0, round(1.0 - bound, 4)))
         rejected += 1
     assert rejected > 50
@@ -161,12 +170,12 @@ def test_contradiction_tests_equal_the_general_rules() -> None:
     for claim, premise in PAIRS:
         for positions in _windows(premise):
             units = [premise.units[position] for position in positions]
-            assert entail._negation_conflict(claim, units) == _general_negation_conflict(claim, units)
-            assert entail._swapped_names(claim, units) == _general_swapped_names(claim, units)
+            assert negation_conflict(claim, units) == _general_negation_conflict(claim, units)
+            assert swapped_names(claim, units) == _general_swapped_names(claim, units)
 
 
 def test_pieces_of_one_sentence() -> None:
-    """A one-sentence window is counted as one piece without calling :func:`entail._pieces`; so would it be."""
+    """A one-sentence window is counted as one piece without calling :func:`.windows.pieces`; so would it be."""
     for _, premise in PAIRS[:40]:
         for position in range(len(premise.units)):
-            assert entail._pieces((position,), premise.group) == 1
+            assert pieces((position,), premise.group) == 1

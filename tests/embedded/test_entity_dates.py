@@ -18,11 +18,11 @@ def spans(found: list[object] | object) -> list[tuple[int, int]]:
 def test_known_sentences() -> None:
     for sentence in ["He died on March 5, 1889 in Paris.", "Born 12 May 1950.", "It may rain in 1889.",
                      "Nothing here.", "In May 2020 it opened.", "1879年3月14日出生"]:
-        assert spans(entities._dates(sentence)) == spans(entities._DATE_RE.finditer(sentence))
+        assert spans(entities.dates(sentence)) == spans(entities.DATE_RE.finditer(sentence))
 
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.sampled_from(PIECES), max_size=12))
 def test_any_sentence(pieces: list[str]) -> None:
     sentence = "".join(pieces)
-    assert spans(entities._dates(sentence)) == spans(entities._DATE_RE.finditer(sentence))
+    assert spans(entities.dates(sentence)) == spans(entities.DATE_RE.finditer(sentence))

@@ -16,7 +16,7 @@ ALPHABET = [*"AaBbNnZzÉéǅ字1' -.,\"(Ⓐⅷ", "Ⅷ", "\u00a0"]
 @settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.text(alphabet=st.sampled_from(ALPHABET), max_size=24))
 def test_sentences_without_inner_capitals_skip_the_word_scan(sentence: str) -> None:
-    assert entities._capitalised_spans(sentence, []) == entities._word_spans(sentence, [])
+    assert entities.capitalised_spans(sentence, []) == entities.word_spans(sentence, [])
 
 
 @pytest.mark.parametrize(
@@ -25,7 +25,7 @@ def test_sentences_without_inner_capitals_skip_the_word_scan(sentence: str) -> N
      "the band ABBA sang.", "Éclair recipes vary.", "ǅemal arrived.", "Ⓐ is a symbol.", "", "N", "NA"],
 )
 def test_sentence_initial_capitals(sentence: str) -> None:
-    assert entities._capitalised_spans(sentence, []) == entities._word_spans(sentence, [])
+    assert entities.capitalised_spans(sentence, []) == entities.word_spans(sentence, [])
 
 
 NUMBER_ALPHABET = [*"0123456789١٣ ,.%-", "\u00a0", "km", "года", "a", "B", "x1"]
@@ -37,4 +37,4 @@ def test_numbers_are_found_where_the_full_scan_finds_them(sentence: str) -> None
     def spans(found: object) -> list[tuple[int, int, tuple[str | None, ...]]]:
         return [(match.start(), match.end(), match.groups()) for match in found]  # type: ignore[attr-defined]
 
-    assert spans(entities._number_units(sentence)) == spans(entities._NUMBER_UNIT_RE.finditer(sentence))
+    assert spans(entities.number_units(sentence)) == spans(entities.NUMBER_UNIT_RE.finditer(sentence))

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from ragmetrics_core.judges.embedded import entail
-from ragmetrics_core.judges.embedded.entail import Premise
+from ragmetrics_core.judges.embedded import premise as premise_module
+from ragmetrics_core.judges.embedded.premise import Premise
 
 CHUNKS = [
     "The Eiffel Tower was completed in 1889. It stands in Paris.",
@@ -21,7 +21,7 @@ def eager(premises: list[Premise]) -> dict[str, list[int]]:
     for premise in premises:
         for key, positions in premise.index.items():
             found = merged.setdefault(key, [])
-            room = entail.MAX_POSTINGS - len(found)
+            room = premise_module.MAX_POSTINGS - len(found)
             found.extend(position + offset for position in positions[: max(room, 0)])
         offset += len(premise.units)
     return merged
@@ -44,7 +44,7 @@ def test_lazy_index_equals_the_eager_merge() -> None:
 
 
 def test_lazy_index_keeps_the_postings_cap(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(entail, "MAX_POSTINGS", 2)
+    monkeypatch.setattr(premise_module, "MAX_POSTINGS", 2)
     premises = [Premise.from_text(text, group=number) for number, text in enumerate(CHUNKS)]
     joint = Premise.joined(premises)
     assert joint.index["paris"] == eager(premises)["paris"]

@@ -25,6 +25,45 @@ def test_a_fact_about_a_father_does_not_support_it_of_the_child() -> None:
     assert _faithfulness("Where was her father born?", [father], "Marie Curie's father was born in Warsaw.") == 1.0
 
 
+_TWO_EVENTS = ["The Eiffel Tower was completed in 1889.", "The Statue of Liberty was dedicated in 1886."]
+
+
+@pytest.mark.parametrize(
+    ("contexts", "response", "supported"),
+    [
+        # Two chunks, two events, two dates: the answer gives event A the date of event B.
+        (_TWO_EVENTS, "The Eiffel Tower was completed in 1886.", False),
+        (_TWO_EVENTS, "The Statue of Liberty was dedicated in 1889.", False),
+        (_TWO_EVENTS, "The Eiffel Tower was completed in 1889.", True),
+        (_TWO_EVENTS, "The Statue of Liberty was dedicated in 1886.", True),
+        # The same in one chunk, and in Russian.
+        ([" ".join(_TWO_EVENTS)], "The Eiffel Tower was completed in 1886.", False),
+        ([" ".join(_TWO_EVENTS)], "The Eiffel Tower was completed in 1889.", True),
+        (["Эйфелева башня была построена в 1889 году.", "Статуя Свободы была открыта в 1886 году."],
+         "Эйфелева башня была построена в 1886 году.", False),
+        (["Эйфелева башня была построена в 1889 году.", "Статуя Свободы была открыта в 1886 году."],
+         "Эйфелева башня была построена в 1889 году.", True),
+        # A founding year of another company.
+        (["Apple was founded in 1976 by Steve Jobs.", "Microsoft was founded in 1975 by Bill Gates."],
+         "Apple was founded in 1975.", False),
+        (["Apple was founded in 1976 by Steve Jobs.", "Microsoft was founded in 1975 by Bill Gates."],
+         "Microsoft was founded in 1975.", True),
+        # A sentence naming others that points back to the subject ("it") still speaks of it.
+        (["The Sydney Opera House was designed by Jørn Utzon. Queen Elizabeth II opened it in 1973."],
+         "The Sydney Opera House opened in 1973.", True),
+        # A sentence that names the subject among others speaks of it.
+        (["The Eiffel Tower, built by Gustave Eiffel's company, was completed in 1889."],
+         "The Eiffel Tower was completed in 1889.", True),
+    ],
+)
+def test_a_date_said_of_another_subject_does_not_support_the_claim(
+    contexts: list[str], response: str, supported: bool
+) -> None:
+    score = _faithfulness("", contexts, response)  # no question: the claim is the response as written
+    assert score is not None
+    assert (score >= 0.5) is supported, score
+
+
 def test_a_role_the_contexts_give_to_another_name_is_not_supported() -> None:
     contexts = ["Canberra is the capital city of Australia.", "Sydney is the largest city in Australia."]
     question = "What is the capital of Australia?"

@@ -70,6 +70,20 @@ def test_sentence_splitting_is_linear_on_runs_of_marks(run: str) -> None:
     assert len(sentences(f"Start. {run} End.")) <= 4000
 
 
+@pytest.mark.parametrize("unit", ["Paris London Berlin ", "U.S. ", "Life Insurance Corporation of India "])
+def test_a_run_of_capitalised_words_gives_a_bounded_number_of_terms(unit: str) -> None:
+    # Quadratic before: every prefix of the run's initials was a term (2,000 words gave about 2,000 terms, each
+    # up to 2,000 characters: 200k characters took 526 MB). The run is kept under the term cache's length cap
+    # so that the measure is of the terms themselves.
+    short, long = terms(unit * 30), terms(unit * 300)
+    assert len(long.weights) == len(short.weights) <= 20
+    assert max(map(len, long.weights)) <= 64
+
+
+def test_the_initials_of_a_long_run_still_match_a_short_acronym() -> None:
+    assert "lic" in terms("Life Insurance Corporation " * 50).weights
+
+
 _numberish = st.from_regex(
     r"[0-9٠-٩０-９]{1,5}([ ,.\u00a0\u202f\u2009][0-9٠-٩]{1,4}){0,6}(e[0-9]{1,6})?", fullmatch=True
 )

@@ -24,29 +24,29 @@ def spans(text: str, found: object) -> list[tuple[int, int, tuple[str | None, ..
 
 def test_tricky_texts() -> None:
     for text in TRICKY:
-        assert spans(text, segment._boundaries(text)) == spans(text, segment._BOUNDARY_RE.finditer(text))
+        assert spans(text, segment.boundaries(text)) == spans(text, segment.BOUNDARY_RE.finditer(text))
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.text(alphabet=st.sampled_from(list("ab A.!?…。！？；;\"')»  \u00a0\n")), max_size=60))
 def test_any_text(text: str) -> None:
-    assert spans(text, segment._boundaries(text)) == spans(text, segment._BOUNDARY_RE.finditer(text))
+    assert spans(text, segment.boundaries(text)) == spans(text, segment.BOUNDARY_RE.finditer(text))
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.text(alphabet=st.sampled_from(list("ab AZ1.\"')»  \u00a0\n")), max_size=60))
 def test_any_text_with_periods_only(text: str) -> None:
     # No mark but the period: boundaries are found with str.find instead of the mark pattern.
-    assert spans(text, segment._boundaries(text)) == spans(text, segment._BOUNDARY_RE.finditer(text))
-    assert segment._split_paragraph(text) == _split_by_finditer(text)
+    assert spans(text, segment.boundaries(text)) == spans(text, segment.BOUNDARY_RE.finditer(text))
+    assert segment.split_paragraph(text) == _split_by_finditer(text)
 
 
 def _split_by_finditer(paragraph: str) -> list[str]:
     """The splitting rule written plainly over the full pattern's matches: the reference for the fast loop."""
     pieces: list[str] = []
     start = 0
-    for match in segment._BOUNDARY_RE.finditer(paragraph):
-        if match.group(1) and not segment._ends_sentence(paragraph, match.start(1), match.group(1), match.end()):
+    for match in segment.BOUNDARY_RE.finditer(paragraph):
+        if match.group(1) and not segment.ends_sentence(paragraph, match.start(1), match.group(1), match.end()):
             continue
         pieces.append(paragraph[start : match.end(1) if match.group(1) else match.end(3)])
         start = match.end()
@@ -57,4 +57,4 @@ def _split_by_finditer(paragraph: str) -> list[str]:
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.text(alphabet=st.sampled_from(list("ab AZ1.!?…。；\"')»  \u00a0\n")), max_size=60))
 def test_paragraph_split_matches_the_plain_rule(text: str) -> None:
-    assert segment._split_paragraph(text) == _split_by_finditer(text)
+    assert segment.split_paragraph(text) == _split_by_finditer(text)

@@ -23,24 +23,24 @@ RU_LETTERS = st.sampled_from(list("аеиоуыэюяьйлнтсмвхчшгк"
 
 
 @settings(max_examples=800, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(EN_LETTERS, max_size=14).map("".join), st.sampled_from((*stem._EN_SUFFIXES, "", "ss", "us", "is")))
+@given(st.lists(EN_LETTERS, max_size=14).map("".join), st.sampled_from((*stem.EN_SUFFIXES, "", "ss", "us", "is")))
 def test_english_groups_strip_like_the_scan(start: str, ending: str) -> None:
     word = start + ending
-    assert stem._strip(word, stem._EN_GROUPS, stem._EN_MIN_STEM) == _scan(word, stem._EN_SUFFIXES, stem._EN_MIN_STEM)
+    assert stem.strip_ending(word, stem.EN_GROUPS, stem.EN_MIN_STEM) == _scan(word, stem.EN_SUFFIXES, stem.EN_MIN_STEM)
 
 
 @settings(max_examples=800, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(RU_LETTERS, max_size=12).map("".join), st.sampled_from((*stem._RU_SUFFIXES, "", "s")))
+@given(st.lists(RU_LETTERS, max_size=12).map("".join), st.sampled_from((*stem.RU_SUFFIXES, "", "s")))
 def test_russian_groups_strip_like_the_scan(start: str, ending: str) -> None:
     word = start + ending
-    assert stem._strip(word, stem._RU_GROUPS, stem._RU_MIN_STEM) == _scan(word, stem._RU_SUFFIXES, stem._RU_MIN_STEM)
+    assert stem.strip_ending(word, stem.RU_GROUPS, stem.RU_MIN_STEM) == _scan(word, stem.RU_SUFFIXES, stem.RU_MIN_STEM)
 
 
 def test_everyday_words() -> None:
     for word in ("investments", "investor", "organizations", "class", "bus", "analysis", "cats", "its", "это",
                  "построена", "открылся", "years", "studies"):
         suffixes, groups, min_stem = (
-            (stem._RU_SUFFIXES, stem._RU_GROUPS, stem._RU_MIN_STEM) if stem._is_cyrillic(word)
-            else (stem._EN_SUFFIXES, stem._EN_GROUPS, stem._EN_MIN_STEM)
+            (stem.RU_SUFFIXES, stem.RU_GROUPS, stem.RU_MIN_STEM) if stem.is_cyrillic(word)
+            else (stem.EN_SUFFIXES, stem.EN_GROUPS, stem.EN_MIN_STEM)
         )
-        assert stem._strip(word, groups, min_stem) == _scan(word, suffixes, min_stem)
+        assert stem.strip_ending(word, groups, min_stem) == _scan(word, suffixes, min_stem)

@@ -1,4 +1,4 @@
-"""The one-pass term extraction (``_plain_terms``) gives exactly what the token-list path gives."""
+"""The part feeder of the term reading (``read_parts``) gives exactly what the token feeder (``read_tokens``) gives."""
 
 from __future__ import annotations
 
@@ -6,8 +6,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ragmetrics_core.judges.embedded import normalize
-from ragmetrics_core.judges.embedded.normalize import Terms, _plain_terms, _token_terms, _tokens, prepare
+from ragmetrics_core.judges.embedded import tokens as token_module
+from ragmetrics_core.judges.embedded.terms import Terms, read_parts, read_tokens, terms
+from ragmetrics_core.judges.embedded.tokens import prepare, tokens
 
 PIECES = [
     "not", "never", "only", "don't", "isn't", "5", "31", "1889", "889", "1,889", "3.5", "million", "three", "one",
@@ -21,14 +22,14 @@ SEPARATORS = [" ", " ", " ", "  ", "\t", "\u00a0", ""]
 
 def _both(text: str) -> tuple[Terms | None, Terms]:
     prepared = prepare(text)
-    return _plain_terms(prepared), _token_terms(prepared, _tokens(prepared))
+    return read_parts(prepared), read_tokens(prepared, tokens(prepared))
 
 
 def _assert_same(text: str) -> None:
     prepared = prepare(text)
-    fast = _plain_terms(prepared)
+    fast = read_parts(prepared)
     if fast is not None:  # otherwise the token list decides (and is the reference)
-        reference = _token_terms(prepared, _tokens(prepared))
+        reference = read_tokens(prepared, tokens(prepared))
         assert fast == reference
         assert list(fast.weights.items()) == list(reference.weights.items())  # same order, same weights
 
@@ -37,7 +38,7 @@ def _assert_same(text: str) -> None:
 @given(st.lists(st.tuples(st.sampled_from(PIECES), st.sampled_from(SEPARATORS)), max_size=16))
 def test_one_pass_and_token_list_agree_with_a_cold_and_a_warm_word_cache(pieces: list[tuple[str, str]]) -> None:
     text = "".join(piece + separator for piece, separator in pieces)
-    normalize._TOKEN_INFOS.clear()
+    token_module.TOKEN_INFOS.clear()
     _assert_same(text)  # cold: every part is learned on the way
     _assert_same(text)  # warm: known parts are looked up whole
 
@@ -73,12 +74,12 @@ def test_one_pass_handles_everyday_sentences_like_the_token_list(text: str) -> N
 def test_texts_the_one_pass_leaves_to_the_token_list_still_get_their_terms(text: str) -> None:
     fast, reference = _both(text)
     assert fast is None
-    assert normalize.terms.__wrapped__(text) == reference  # type: ignore[attr-defined]
+    assert terms.__wrapped__(text) == reference  # type: ignore[attr-defined]
 
 
 def test_a_cut_word_ending_in_an_apostrophe_is_not_kept_as_a_whole_part() -> None:
     word = "y" * 63 + "'s"  # cut at 64 characters: "yyy…y'"; as a whole part it would be stripped to "yyy…y"
-    normalize._TOKEN_INFOS.clear()
-    normalize.terms.__wrapped__(word)  # type: ignore[attr-defined]
-    assert "y" * 63 + "'" not in normalize._TOKEN_INFOS
+    token_module.TOKEN_INFOS.clear()
+    terms.__wrapped__(word)  # type: ignore[attr-defined]
+    assert "y" * 63 + "'" not in token_module.TOKEN_INFOS
     _assert_same("y" * 63 + "'")

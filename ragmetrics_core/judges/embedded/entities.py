@@ -11,18 +11,20 @@ import re
 from collections.abc import Sequence
 
 from ragmetrics_core.judges.embedded import lexicon
+from ragmetrics_core.judges.embedded.knobs import KNOBS
 from ragmetrics_core.judges.embedded.lexicon import words
-from ragmetrics_core.judges.embedded.normalize import Terms, prepare, terms
 from ragmetrics_core.judges.embedded.scan import matches_at, searcher
 from ragmetrics_core.judges.embedded.segment import sentences
+from ragmetrics_core.judges.embedded.terms import Terms, terms
+from ragmetrics_core.judges.embedded.tokens import prepare
 
 MAX_ENTITIES = 64
 """Entities kept per reference (documented cap)."""
-FOUND_SHARE = 0.8
+FOUND_SHARE = KNOBS.entity_found_share
 """Share of an entity's weighted terms that one chunk must contain for the entity to count as found."""
 
 _MONTHS = "|".join(sorted(lexicon.MONTHS, key=len, reverse=True))
-_DATE_RE = re.compile(
+DATE_RE = re.compile(
     rf"\b(?:(?:{_MONTHS})\s+\d{{1,2}}(?:st|nd|rd|th)?(?:,?\s+\d{{3,4}})?"
     rf"|\d{{1,2}}\s+(?:{_MONTHS})(?:\s+\d{{3,4}}(?:\s*(?:года|год|г\.))?)?"
     rf"|(?:{_MONTHS})\s+\d{{4}})\b"
@@ -33,7 +35,7 @@ _HAN_RE = re.compile("[\u4e00-\u9fff]")
 _ASCII_MONTHS = frozenset(month for month in lexicon.MONTHS if month.isascii())
 _ASCII_MONTH_NAMES = tuple(sorted(_ASCII_MONTHS))
 _ASCII_WORD_RE = re.compile(r"\w+", re.ASCII)
-_NUMBER_UNIT_RE = re.compile(
+NUMBER_UNIT_RE = re.compile(
     r"(?<![\w.,])(\d{1,3}(?:[,\u00a0 ]\d{3})+(?:\.\d+)?|\d+(?:[.,]\d+)?)(?:\s*(%|[^\W\d_]{1,20}))?"
 )
 _WORD_RE = re.compile(r"[^\W_]+(?:['\-][^\W_]+)*")
@@ -64,15 +66,15 @@ def extract_entities(text: str | None) -> list[str]:
 def _sentence_entities(sentence: str) -> list[str]:
     spans: list[tuple[int, str]] = []
     taken: list[tuple[int, int]] = []
-    for match in _dates(sentence):
+    for match in dates(sentence):
         spans.append((match.start(), match.group(0).strip()))
         taken.append(match.span())
     has_cjk = not sentence.isascii() and _HAN_RE.search(sentence) is not None
     if has_cjk:
         spans.extend(_zh_entities(sentence, taken))
     else:
-        spans.extend(_capitalised_spans(sentence, taken))
-    for match in _number_units(sentence):
+        spans.extend(capitalised_spans(sentence, taken))
+    for match in number_units(sentence):
         if _overlaps(match.span(), taken):
             continue
         unit = match.group(2) or ""
@@ -84,17 +86,17 @@ def _sentence_entities(sentence: str) -> list[str]:
     return [text for _, text in sorted(spans)]
 
 
-def _number_units(sentence: str) -> list[re.Match[str]]:
-    """``_NUMBER_UNIT_RE``'s matches, tried only at digits: the pattern opens with a look-behind, so ``re`` tries it
+def number_units(sentence: str) -> list[re.Match[str]]:
+    """``NUMBER_UNIT_RE``'s matches, tried only at digits: the pattern opens with a look-behind, so ``re`` tries it
     at every position, while a search for a digit skips to the few places a match can start."""
-    return matches_at(_NUMBER_UNIT_RE, sentence, _next_digit)
+    return matches_at(NUMBER_UNIT_RE, sentence, _next_digit)
 
 
 _next_digit = searcher(re.compile(r"\d"))
 
 
-def _dates(sentence: str) -> list[re.Match[str]]:
-    """``_DATE_RE``'s matches. Each of its patterns needs a whole month word (or 年), and trying the long
+def dates(sentence: str) -> list[re.Match[str]]:
+    """``DATE_RE``'s matches. Each of its patterns needs a whole month word (or 年), and trying the long
     case-insensitive alternation at every position is the costliest step of entity extraction; an ASCII
     sentence (where ignoring case is plain ASCII lower-casing) without a month word cannot match. A month word
     needs the month's name somewhere in the text: twelve substring tests rule most sentences out before the
@@ -105,21 +107,21 @@ def _dates(sentence: str) -> list[re.Match[str]]:
             _ASCII_WORD_RE.findall(lowered)
         ):
             return []
-    return list(_DATE_RE.finditer(sentence))
+    return list(DATE_RE.finditer(sentence))
 
 
-def _capitalised_spans(sentence: str, taken: list[tuple[int, int]]) -> list[tuple[int, str]]:
+def capitalised_spans(sentence: str, taken: list[tuple[int, int]]) -> list[tuple[int, str]]:
     if sentence[1:].islower() and not sentence[:2].isupper():
         # No upper-case letter after the first character (``islower`` is false at any upper- or title-case one),
         # so only the first word can be capitalised, and alone. Alone at the start it counts only in capitals
         # ("NASA"), which needs a second character that is upper-case or uncased: ``sentence[:2].isupper()``.
         # Most sentences of chat and of plain prose end here, before the costly word scan.
         return []
-    return _word_spans(sentence, taken)
+    return word_spans(sentence, taken)
 
 
-def _word_spans(sentence: str, taken: list[tuple[int, int]]) -> list[tuple[int, str]]:
-    """:func:`_capitalised_spans` read off every word of the sentence."""
+def word_spans(sentence: str, taken: list[tuple[int, int]]) -> list[tuple[int, str]]:
+    """:func:`capitalised_spans` read off every word of the sentence."""
     words = list(_WORD_RE.finditer(sentence))
     spans: list[tuple[int, str]] = []
     index = 0

@@ -272,6 +272,11 @@ EN_AUXILIARIES = frozenset(
 RU_COPULAS = frozenset(words("является являются был была было были будет стал стала стали это"))
 EN_PRONOUN_SUBJECTS = frozenset(words("it he she they this these those its his her their"))
 RU_PRONOUN_SUBJECTS = frozenset(words("он она оно они его ее их это"))
+BACK_REFERENCES = EN_PRONOUN_SUBJECTS | RU_PRONOUN_SUBJECTS | frozenset(
+    words("him them ему ей им него нее них 它 他 她 其 该")
+)
+"""Words that point back to a subject named before ("Queen Elizabeth II opened it in 1973"): a sentence holding one
+may speak of the claim's subject whatever else it names."""
 
 # Past participles that open a clause about the sentence subject: "X, known for Y" → "X is known for Y".
 EN_PARTICIPLE_OPENERS = frozenset(

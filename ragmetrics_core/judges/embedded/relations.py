@@ -10,6 +10,11 @@
   the claim does not mention ("Marie Curie's father was born in Warsaw" for "Marie Curie was born in Warsaw"):
   the sentence speaks of the father, so it does not support the claim.
 
+- **Another subject.** A sentence that names someone or something the claim does not name, mentions none of the
+  names the claim opens with and points back to nothing with a pronoun is about another subject: a number or date
+  found only in such sentences is not said of the claim's subject (:func:`about_another_subject`, used by
+  :mod:`.entail`).
+
 The first two also read Russian ("Канберра — столица Австралии", "Столица Австралии — Канберра", "X является
 столицей Y") and Chinese ("堪培拉是澳大利亚的首都", "澳大利亚的首都是堪培拉"); the relative check reads English "X's N"
 only. Parses are memoised per text: a premise sentence is checked against many claims.
@@ -23,7 +28,8 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from ragmetrics_core.judges.embedded import lexicon
-from ragmetrics_core.judges.embedded.normalize import Terms, terms
+from ragmetrics_core.judges.embedded.knobs import KNOBS
+from ragmetrics_core.judges.embedded.terms import Terms, terms
 
 _WORD = r"[A-Z]\w*(?:['’][A-Z]\w*)?"
 _NAME = rf"{_WORD}(?:\s+(?:of\s+|de\s+|von\s+|van\s+)?{_WORD})*"
@@ -189,3 +195,40 @@ def _owned_only(word: str, text: str) -> bool:
         if _OWNED_AFTER_RE.match(text, match.end()) is None:
             return False
     return True
+
+
+_BACK_REFERENCE_RE = re.compile(
+    "|".join(
+        re.escape(word) if _CJK_RE.match(word) else rf"(?<!\w){re.escape(word)}(?!\w)"
+        for word in sorted(lexicon.BACK_REFERENCES, key=len, reverse=True)
+    )
+)
+
+
+def claim_subject(claim: Terms) -> tuple[str, ...]:
+    """The keys of the capitalised words a claim's content opens with, its subject ("The Eiffel Tower was …" →
+    eiffel, tower); empty when the claim opens otherwise ("He died in 2018", "In 2019, X …") or is Chinese."""
+    proper = claim.proper
+    opening: list[str] = []
+    for key in claim.order:
+        if key not in proper:
+            break
+        opening.append(key)
+    return tuple(opening)
+
+
+def about_another_subject(subject: tuple[str, ...], claim: Terms, unit: Terms) -> bool:
+    """Whether the premise sentence ``unit`` speaks of another subject than the claim whose
+    :func:`claim_subject` is ``subject``: it names someone or something the claim does not name, mentions no name
+    of the subject, and points back to nothing with a pronoun ("The Statue of Liberty was dedicated in 1886" for
+    "The Eiffel Tower was completed in 1886"; not "Queen Elizabeth II opened it in 1973" for "The Sydney Opera
+    House opened in 1973"). Names are capitalised content words."""
+    if not unit.proper:
+        return False
+    weights = unit.weights
+    if any(key in weights for key in subject):
+        return False  # the sentence names the claim's subject
+    claimed = claim.weights
+    if not any(weights.get(key, 0.0) >= KNOBS.name_weight and key not in claimed for key in unit.proper):
+        return False  # the sentence names nothing the claim does not
+    return _BACK_REFERENCE_RE.search(unit.text.casefold()) is None

@@ -13,8 +13,8 @@ import re
 
 from ragmetrics_core.judges.embedded import lexicon
 from ragmetrics_core.judges.embedded.memo import text_cache
-from ragmetrics_core.judges.embedded.normalize import prepare
 from ragmetrics_core.judges.embedded.scan import matches_at, searcher
+from ragmetrics_core.judges.embedded.tokens import prepare
 
 MAX_SENTENCES = 4000
 """Sentences kept per text; the rest of a huge text is ignored (documented cap)."""
@@ -22,7 +22,7 @@ MAX_SENTENCES = 4000
 _CLOSERS = "\"'»”’)\\]」』）】"
 # A boundary starts at the first mark of a run (the look-behinds): tried inside a long run of marks that no space
 # follows ("....", "……"), each position would rescan the rest of the run, quadratic in its length.
-_BOUNDARY_RE = re.compile(
+BOUNDARY_RE = re.compile(
     rf"((?<![.!?…])[.!?…]+[{_CLOSERS}]*)(\s+)|((?<![。！？；!?;])[。！？；!?;]+[{_CLOSERS}]*)\s*"
 )
 _MARK_RE = re.compile("[.!?…。！？；;]")
@@ -52,7 +52,7 @@ def _sentences(text: str) -> tuple[str, ...]:
     text = prepare(text)
     found: list[str] = []
     for paragraph in _paragraphs(text):
-        for sentence in _split_paragraph(paragraph):
+        for sentence in split_paragraph(paragraph):
             stripped = sentence.strip()
             if stripped:
                 found.append(stripped)
@@ -84,13 +84,13 @@ def _paragraphs(text: str) -> list[str]:
     return paragraphs
 
 
-def _split_paragraph(paragraph: str) -> list[str]:
+def split_paragraph(paragraph: str) -> list[str]:
     pieces: list[str] = []
     start = 0
-    for match in _boundaries(paragraph):
+    for match in boundaries(paragraph):
         closing = match.group(1)  # the period-like branch: only it needs a sentence check
         if closing:
-            if not _ends_sentence(paragraph, match.start(), closing, match.end()):
+            if not ends_sentence(paragraph, match.start(), closing, match.end()):
                 continue
             pieces.append(paragraph[start : match.end(1)])
         else:
@@ -100,12 +100,12 @@ def _split_paragraph(paragraph: str) -> list[str]:
     return pieces
 
 
-def _boundaries(paragraph: str) -> list[re.Match[str]]:
-    """The matches of ``_BOUNDARY_RE.finditer(paragraph)``, tried only where a mark is."""
+def boundaries(paragraph: str) -> list[re.Match[str]]:
+    """The matches of ``BOUNDARY_RE.finditer(paragraph)``, tried only where a mark is."""
     if any(map(paragraph.__contains__, _ASCII_MARKS_BUT_PERIOD if paragraph.isascii() else _MARKS_BUT_PERIOD)):
-        return matches_at(_BOUNDARY_RE, paragraph, _next_mark)
+        return matches_at(BOUNDARY_RE, paragraph, _next_mark)
     # Periods only, the usual prose: ``str.find`` skips to them far faster than the regex scan.
-    return matches_at(_BOUNDARY_RE, paragraph, _next_period)
+    return matches_at(BOUNDARY_RE, paragraph, _next_period)
 
 
 _next_mark = searcher(_MARK_RE)
@@ -115,7 +115,7 @@ def _next_period(paragraph: str, position: int) -> int:
     return paragraph.find(".", position)
 
 
-def _ends_sentence(paragraph: str, mark_at: int, mark: str, next_at: int) -> bool:
+def ends_sentence(paragraph: str, mark_at: int, mark: str, next_at: int) -> bool:
     if next_at >= len(paragraph):
         return True
     following = paragraph[next_at]

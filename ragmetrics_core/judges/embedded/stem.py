@@ -11,7 +11,7 @@ from functools import lru_cache
 
 from ragmetrics_core.judges.embedded.lexicon import words
 
-_EN_SUFFIXES = tuple(
+EN_SUFFIXES = tuple(
     sorted(
         words("""
         izations ization isations isation ations ation ions ion nesses ness ments ment ities ity ings ing
@@ -21,7 +21,7 @@ _EN_SUFFIXES = tuple(
         reverse=True,
     )
 )
-_RU_SUFFIXES = tuple(
+RU_SUFFIXES = tuple(
     sorted(
         words("""
         иями ями ами ого его ому ему ыми ими ешь ется ются ится ятся ться ать ять еть ить уть ала ила ела ыла
@@ -41,10 +41,10 @@ def _by_length(suffixes: tuple[str, ...]) -> tuple[tuple[int, frozenset[str]], .
     return tuple((length, frozenset(suffix for suffix in suffixes if len(suffix) == length)) for length in lengths)
 
 
-_EN_GROUPS = _by_length(_EN_SUFFIXES)
-_RU_GROUPS = _by_length(_RU_SUFFIXES)
-_EN_MIN_STEM = 4
-_RU_MIN_STEM = 3
+EN_GROUPS = _by_length(EN_SUFFIXES)
+RU_GROUPS = _by_length(RU_SUFFIXES)
+EN_MIN_STEM = 4
+RU_MIN_STEM = 3
 _EN_PREFIX = 8
 _RU_PREFIX = 6
 
@@ -57,23 +57,23 @@ def stem(word: str) -> str:
     """
     if len(word) <= 3:
         return word
-    if _is_cyrillic(word):
-        return _strip(word, _RU_GROUPS, _RU_MIN_STEM)[:_RU_PREFIX]
+    if is_cyrillic(word):
+        return strip_ending(word, RU_GROUPS, RU_MIN_STEM)[:_RU_PREFIX]
     if not word.isascii():
         return word
     if word.endswith("ies") and len(word) > 4:
         word = word[:-3] + "y"
     elif word.endswith("'s"):
         word = word[:-2]
-    stripped = _strip(word, _EN_GROUPS, _EN_MIN_STEM)
+    stripped = strip_ending(word, EN_GROUPS, EN_MIN_STEM)
     if len(stripped) > 6:
-        stripped = _strip(stripped, _EN_GROUPS, _EN_MIN_STEM)
+        stripped = strip_ending(stripped, EN_GROUPS, EN_MIN_STEM)
     if len(stripped) > 4 and stripped.endswith("e"):
         stripped = stripped[:-1]
     return stripped[:_EN_PREFIX]
 
 
-def _strip(word: str, groups: tuple[tuple[int, frozenset[str]], ...], min_stem: int) -> str:
+def strip_ending(word: str, groups: tuple[tuple[int, frozenset[str]], ...], min_stem: int) -> str:
     """The word without its longest suffix that leaves a long enough stem ("-s" not after "s", "u" or "i")."""
     for length, suffixes in groups:
         if word[-length:] in suffixes and len(word) - length >= (min_stem if length > 1 else 3):
@@ -83,6 +83,6 @@ def _strip(word: str, groups: tuple[tuple[int, frozenset[str]], ...], min_stem: 
     return word
 
 
-def _is_cyrillic(word: str) -> bool:
+def is_cyrillic(word: str) -> bool:
     first = word[0]
     return "\u0400" <= first <= "\u04ff"

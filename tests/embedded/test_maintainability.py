@@ -1,0 +1,43 @@
+"""The embedded judge stays one a person can change: every module keeps radon's maintainability index at 20 or
+more, and no function or method goes above a cyclomatic complexity of 25 (issue #26)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from radon.complexity import cc_visit
+from radon.metrics import mi_visit
+
+import ragmetrics_core.judges.embedded as embedded
+
+MIN_MAINTAINABILITY = 20.0
+MAX_COMPLEXITY = 25
+MODULES = sorted(Path(embedded.__file__).parent.glob("*.py"))
+
+
+def test_every_module_of_the_judge_is_measured() -> None:
+    assert len(MODULES) >= 20
+    assert {"terms.py", "tokens.py", "numbers.py", "entail.py", "windows.py"} <= {path.name for path in MODULES}
+
+
+@pytest.mark.parametrize("path", MODULES, ids=[path.name for path in MODULES])
+def test_maintainability_index_of_each_module(path: Path) -> None:
+    # multi=True counts docstrings as comments, as the ``radon mi`` command does by default.
+    assert mi_visit(path.read_text(encoding="utf-8"), multi=True) >= MIN_MAINTAINABILITY
+
+
+@pytest.mark.parametrize("path", MODULES, ids=[path.name for path in MODULES])
+def test_no_function_is_too_complex(path: Path) -> None:
+    blocks = cc_visit(path.read_text(encoding="utf-8"))
+    too_complex = [(block.name, block.complexity) for block in blocks if block.complexity > MAX_COMPLEXITY]
+    for block in blocks:  # a class's methods are blocks of their own
+        too_complex += [(f"{block.name}.{method.name}", method.complexity)
+                        for method in getattr(block, "methods", []) if method.complexity > MAX_COMPLEXITY]
+    assert not too_complex
+
+
+def test_the_measure_tells_a_tangled_function_from_a_plain_one() -> None:
+    tangled = "def f(x):\n" + "".join(f"    if x == {n}:\n        return {n}\n" for n in range(30)) + "    return -1\n"
+    assert cc_visit(tangled)[0].complexity > MAX_COMPLEXITY
+    assert cc_visit("def g(x):\n    return x\n")[0].complexity == 1
