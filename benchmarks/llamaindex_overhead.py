@@ -183,12 +183,12 @@ def ragmetrics_variant(sink: CountingSink) -> Iterator[None]:
 
 
 def online_variant() -> Callable[[], AbstractContextManager[None]] | None:
-    """Ours into the real :class:`OnlineEvaluator` with a 0 % sampling rate: its hot path, no scoring."""
+    """Ours into the real :class:`OnlinePipeline` with a 0 % sampling rate: its hot path, no scoring."""
     try:
-        from ragmetrics_core.online import OnlineEvaluator, Sampler
+        from ragmetrics_core.online import OnlinePipeline, Sampler
     except ImportError:
         return None
-    online = OnlineEvaluator(sampler=Sampler(rate=0.0))
+    online = OnlinePipeline(sampler=Sampler(rate=0.0))
 
     @contextmanager
     def variant() -> Iterator[None]:

@@ -27,7 +27,7 @@ from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, Spa
 from prometheus_client import CollectorRegistry, generate_latest
 
 from ragmetrics_core.judges.base import Usage
-from ragmetrics_core.online import LangfuseEmitter, MetricsEmitter, OnlineEvaluator, Origin, OtelEmitter
+from ragmetrics_core.online import LangfuseEmitter, MetricsEmitter, OnlinePipeline, Origin, OtelEmitter
 from ragmetrics_core.online.types import EvaluationRecord, SamplingDecision, SpanRef
 from ragmetrics_core.results import Direction, EvaluationResult, MetricScore
 
@@ -91,7 +91,7 @@ def main() -> None:
         median, p99 = per_call(emitter.emit, records)
         print(f"  {label:<24} {median:8.1f} / {p99:8.1f}")
 
-    online = OnlineEvaluator(emitters=[metrics])
+    online = OnlinePipeline(emitters=[metrics])
     metrics.observe(online)
     start = time.perf_counter()
     text = generate_latest(registry)

@@ -44,7 +44,7 @@ from ragmetrics_core.judges.base import (
 )
 from ragmetrics_core.online import (
     JsonlEmitter,
-    OnlineEvaluator,
+    OnlinePipeline,
     Origin,
     OtelEmitter,
     Sampler,
@@ -146,23 +146,23 @@ def bench_submit(calls: int) -> None:
     rows: list[tuple[str, list[int]]] = [("timer alone", timed(calls, lambda i: None))]
 
     slow = Evaluator(judge=SleepingJudge(3600.0), metrics=METRICS)  # never finishes: the queue only grows
-    accepted = OnlineEvaluator(slow, max_queue=calls + 10, concurrency=1, evaluation_timeout_s=None)
+    accepted = OnlinePipeline(slow, max_queue=calls + 10, concurrency=1, evaluation_timeout_s=None)
     rows.append(("accepted (queued)", timed(calls, lambda i: accepted.submit(sample, origins[i]))))
     assert accepted.stats().accepted == calls
     rows.append(("queue full (dropped)", timed(calls, lambda i: accepted.submit(sample, origins[i]))))
     accepted.shutdown(1.0)
 
-    none = OnlineEvaluator(slow, sampler=Sampler(0.0))
+    none = OnlinePipeline(slow, sampler=Sampler(0.0))
     rows.append(("not sampled (rate 0)", timed(calls, lambda i: none.submit(sample, origins[i]))))
     none.shutdown(1.0)
-    half = OnlineEvaluator(slow, sampler=Sampler(0.5), max_queue=calls + 10, evaluation_timeout_s=None)
+    half = OnlinePipeline(slow, sampler=Sampler(0.5), max_queue=calls + 10, evaluation_timeout_s=None)
     rows.append(("rate 0.5 on trace id", timed(calls, lambda i: half.submit(sample, origins[i]))))
     half.shutdown(1.0)
     runs = [Origin(run_id=f"{i:08x}-0000-4000-8000-000000000000") for i in range(calls)]
-    by_run = OnlineEvaluator(slow, sampler=Sampler(0.5), max_queue=calls + 10, evaluation_timeout_s=None)
+    by_run = OnlinePipeline(slow, sampler=Sampler(0.5), max_queue=calls + 10, evaluation_timeout_s=None)
     rows.append(("rate 0.5 on run id (hash)", timed(calls, lambda i: by_run.submit(sample, runs[i]))))
     by_run.shutdown(1.0)
-    throttled = OnlineEvaluator(slow, sampler=Sampler(1.0, max_per_minute=1))
+    throttled = OnlinePipeline(slow, sampler=Sampler(1.0, max_per_minute=1))
     throttled.submit(sample, origins[0])
     rows.append(("throttled", timed(calls, lambda i: throttled.submit(sample, origins[i]))))
     throttled.shutdown(1.0)
@@ -196,7 +196,7 @@ def bench_sustained(rate: int, duration_s: float, judge_delay_s: float, concurre
     provider = TracerProvider()
     provider.add_span_processor(BatchSpanProcessor(exporter))
     with tempfile.TemporaryDirectory() as tmp:
-        online = OnlineEvaluator(
+        online = OnlinePipeline(
             Evaluator(judge=SleepingJudge(judge_delay_s), metrics=METRICS),
             sampler=Sampler(sample_rate),
             emitters=[OtelEmitter(tracer_provider=provider), JsonlEmitter(Path(tmp) / "scores.jsonl")],

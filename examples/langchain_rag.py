@@ -6,7 +6,7 @@
 The chain is a plain LCEL RAG chain: a retriever over a few bundled documents (bag-of-words cosine
 similarity in pure Python, so it needs nothing beyond langchain-core), a prompt, a scripted chat model
 standing in for the LLM, and a string parser. ``RagMetricsCallbackHandler`` captures each run and hands it to the
-``OnlineEvaluator``, which scores it in the background with the embedded offline judge and calls
+``OnlinePipeline``, which scores it in the background with the embedded offline judge and calls
 ``print_scores`` for each result. The scripted answers include a faithful one, a hallucinated one and one
 given over noisy retrieval, so the scores differ.
 """
@@ -26,7 +26,7 @@ from langchain_core.prompts import ChatPromptTemplate
 from langchain_core.retrievers import BaseRetriever
 from langchain_core.runnables import Runnable, RunnablePassthrough
 
-from ragmetrics_core.online import CallbackEmitter, EvaluationRecord, OnlineEvaluator
+from ragmetrics_core.online import CallbackEmitter, EvaluationRecord, OnlinePipeline
 from ragmetrics_langchain import RagMetricsCallbackHandler
 
 CORPUS = [
@@ -140,7 +140,7 @@ def print_scores(record: EvaluationRecord) -> None:
 
 
 def main() -> None:
-    online = OnlineEvaluator(emitters=[CallbackEmitter(print_scores)])
+    online = OnlinePipeline(emitters=[CallbackEmitter(print_scores)])
     handler = RagMetricsCallbackHandler(online)
     chain = build_chain()
     for question, _answer, reference in TURNS:

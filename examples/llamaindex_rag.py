@@ -19,7 +19,7 @@ from llama_index.core.base.response.schema import StreamingResponse
 from llama_index.core.llms import CustomLLM
 from llama_index.core.postprocessor import SimilarityPostprocessor
 
-from ragmetrics_core.online import CallbackEmitter, EvaluationRecord, OnlineEvaluator
+from ragmetrics_core.online import CallbackEmitter, EvaluationRecord, OnlinePipeline
 from ragmetrics_llamaindex import HashEmbedding, RagMetricsInstrumentor
 
 CORPUS = [
@@ -97,7 +97,7 @@ def main() -> None:
     }
 
     records: list[EvaluationRecord] = []  # filled on the emitter's thread while the app keeps answering
-    online = OnlineEvaluator(emitters=[CallbackEmitter(records.append)])
+    online = OnlinePipeline(emitters=[CallbackEmitter(records.append)])
     instrumentor = RagMetricsInstrumentor(online).instrument()
     try:
         print("Answers as the application sees them:")

@@ -6,6 +6,7 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ragmetrics_core.aggregate import AggregationMode
 from ragmetrics_core.batch import BatchRun, evaluate_file
 from ragmetrics_core.calibration.model import Calibration
 from ragmetrics_core.formats.errors import NO_SAMPLES, InputError, RowError
@@ -13,7 +14,6 @@ from ragmetrics_core.formats.loader import source_name
 from ragmetrics_core.judge_factory import JudgeSettings
 from ragmetrics_core.judges.base import Judge
 from ragmetrics_core.metrics import MetricOptions
-from ragmetrics_core.report.summary import AggregateMode
 
 
 def evaluate(
@@ -26,7 +26,7 @@ def evaluate(
     concurrency: int = 4,
     progress: bool | None = None,
     skip_bad_rows: bool = False,
-    aggregate_mode: AggregateMode | None = None,
+    aggregate_mode: AggregationMode | str | None = None,
     calibration: Calibration | str | os.PathLike[str] | None = None,
 ) -> BatchRun:
     """Score every sample of ``data`` and return the run: ``.results``, ``.summary()``, ``.to_pandas()``.

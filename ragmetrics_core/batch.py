@@ -22,7 +22,7 @@ from html import escape
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from ragmetrics_core.aggregate import DatasetReport
+from ragmetrics_core.aggregate import AggregationMode, DatasetReport
 from ragmetrics_core.engine import AsyncEvaluator, Evaluator, run_sync
 from ragmetrics_core.formats import InputFormat, LoadedSample, RowError, iter_samples
 from ragmetrics_core.formats.loader import STDIN, Source
@@ -32,7 +32,6 @@ from ragmetrics_core.judges.base import Judge, Usage
 from ragmetrics_core.judges.quota import BUDGET_EXHAUSTED
 from ragmetrics_core.metrics import METRICS, RAGCHECKER_METRICS
 from ragmetrics_core.report.data import DETAIL_LIMIT, DetailRow, ReportData
-from ragmetrics_core.report.summary import AggregateMode
 from ragmetrics_core.results import EvaluationResult
 from ragmetrics_core.runner import StopFlag, keep_partial, score_many
 from ragmetrics_core.sample import RagSample
@@ -80,7 +79,7 @@ class BatchRun:
     """Samples not evaluated because the run retried only failed ones (``only_failed``) and these had no row."""
     interrupted: bool = False
     out: Path | None = None
-    aggregate_mode: AggregateMode = "determined"
+    aggregate_mode: AggregationMode = AggregationMode.DETERMINED
     keep_results: bool = True
     report: ReportData = field(default_factory=ReportData)
     """Figures over every sample done and the first ones in full: what ``--report`` draws."""
@@ -190,7 +189,7 @@ def evaluate_file(
     limit: int | None = None,
     progress: bool | None = None,
     on_row_error: Callable[[RowError], None] | None = None,
-    aggregate_mode: AggregateMode | None = None,
+    aggregate_mode: AggregationMode | str | None = None,
     keep_results: bool = True,
     engine: FileEngine | None = None,
     only_failed: bool = False,
@@ -226,26 +225,50 @@ def evaluate_file(
       metric's ``probability`` to the results (written, summarised and
       resumed ones alike; a CSV ``out`` gets a ``<metric>_probability`` column per calibrated metric).
     """
+    _check_arguments(concurrency, limit, only_failed, out)
+    fitted = None
+    if calibration is not None:
+        from ragmetrics_core.calibration.model import as_calibration
+
+        fitted = as_calibration(calibration)
+    run = BatchRun(out=None if out is None else Path(out), keep_results=keep_results)
+    run.report.results_path = run.out
+    # plan: read the input once (and the results file, to resume); every bad row is known before any judging
+    index = scan_results(out, {metric: spec.direction for metric, spec in METRICS.items()}) if out is not None else None
+    plan = _plan(source, format, columns, limit, index, run, on_row_error, only_failed)
+    # RAGChecker output carries claims and verdicts for its own metrics: score those, as RAGChecker did.
+    from_ragchecker = format == "ragchecker" or plan.saw_evidence
+    if metrics is None and from_ragchecker:
+        metrics = RAGCHECKER_METRICS
+    run.aggregate_mode = AggregationMode(aggregate_mode or ("ragchecker" if from_ragchecker else "determined"))
+    evaluator = _scorer(plan, evaluator, engine, judge, metrics, options)
+    # resume: the summary starts from the rows already written; nothing per row is kept from them afterwards
+    if index is not None and run.resumed:
+        _resume(run, index, plan, fitted)
+    # score and write; the summary is built as results come in (BatchRun._observe)
+    show_progress = sys.stderr.isatty() if progress is None else progress
+    _score_and_write(run, plan, evaluator, engine, list(metrics or METRICS), concurrency, show_progress, fitted)
+    return run
+
+
+def _check_arguments(concurrency: int, limit: int | None, only_failed: bool, out: str | Path | None) -> None:
     if concurrency < 1:
         raise ValueError("concurrency must be at least 1")
     if limit is not None and limit < 0:
         raise ValueError("limit must not be negative")
     if only_failed and out is None:
         raise ValueError("retrying only the failed samples needs the results file they are in (out)")
-    if calibration is not None:
-        from ragmetrics_core.calibration.model import as_calibration
 
-        calibration = as_calibration(calibration)
-    run = BatchRun(out=None if out is None else Path(out), keep_results=keep_results)
-    run.report.results_path = run.out
-    directions = {metric: spec.direction for metric, spec in METRICS.items()}
-    index = scan_results(out, directions) if out is not None else None
-    plan = _plan(source, format, columns, limit, index, run, on_row_error, only_failed)
-    # RAGChecker output carries claims and verdicts for its own metrics: score those, as RAGChecker did.
-    from_ragchecker = format == "ragchecker" or plan.saw_evidence
-    if metrics is None and from_ragchecker:
-        metrics = RAGCHECKER_METRICS
-    run.aggregate_mode = aggregate_mode or ("ragchecker" if from_ragchecker else "determined")
+
+def _scorer(
+    plan: _Plan,
+    evaluator: AsyncEvaluator | None,
+    engine: FileEngine | None,
+    judge: Judge | JudgeSettings | None,
+    metrics: Sequence[str] | None,
+    options: MetricOptions | None,
+) -> AsyncEvaluator | None:
+    """The evaluator that scores in this process (``None`` when an engine scores elsewhere with its own)."""
     if plan.saw_evidence and engine is not None:
         raise ValueError("RAGChecker input carries its own claims and verdicts: score it in one process")
     if evaluator is None and engine is None:
@@ -257,16 +280,31 @@ def evaluate_file(
         raise ValueError(
             "RAGChecker input carries its own claims and verdicts: score it with one judge, not an ensemble"
         )
-    if index is not None and run.resumed:
-        for position, stored in index.read(plan.resumed_rows):
-            run._observe(position, stored.result if calibration is None else calibration.apply(stored.result))
-    # What a resume needed: the rest of the run holds no per-row state from the results file.
-    index, plan.resumed_rows = None, array("q")
-    calibrated = [metric for metric in metrics or METRICS if calibration is not None and metric in calibration.metrics]
-    writer = ResultWriter(out, list(metrics or METRICS), probabilities=calibrated) if out is not None else None
-    show_progress = sys.stderr.isatty() if progress is None else progress
+    return evaluator
+
+
+def _resume(run: BatchRun, index: ResultsIndex, plan: _Plan, calibration: Calibration | None) -> None:
+    """Count the results an earlier run wrote into this run's summary, then drop what the resume needed."""
+    for position, stored in index.read(plan.resumed_rows):
+        run._observe(position, stored.result if calibration is None else calibration.apply(stored.result))
+    plan.resumed_rows = array("q")
+
+
+def _score_and_write(
+    run: BatchRun,
+    plan: _Plan,
+    evaluator: AsyncEvaluator | None,
+    engine: FileEngine | None,
+    metrics: list[str],
+    concurrency: int,
+    show_progress: bool,
+    calibration: Calibration | None,
+) -> None:
+    """Score what the plan left to do, here or on ``engine``, each result written as it comes."""
+    calibrated = [metric for metric in metrics if calibration is not None and metric in calibration.metrics]
+    writer = ResultWriter(run.out, metrics, probabilities=calibrated) if run.out is not None else None
     try:
-        runner = _Runner(evaluator, writer, run, concurrency, show_progress, calibration)
+        runner = _FileScoring(evaluator, writer, run, concurrency, show_progress, calibration)
         if engine is None:
             run_sync(runner.run(plan.todo(), plan.pending))
         else:
@@ -278,7 +316,6 @@ def evaluate_file(
     finally:
         if writer is not None:
             writer.close()
-    return run
 
 
 @dataclass(slots=True)
@@ -341,35 +378,48 @@ def _plan(
         position = plan.total
         plan.total += 1
         plan.saw_evidence = plan.saw_evidence or row.evidence is not None
-        line = row.line if row.line is not None else (None if row.item is None else row.item + 1)
-        if run.keep_results:
-            run.samples[row.id] = row.sample
-            if line is not None:
-                run.lines[row.id] = line
-        if position < DETAIL_LIMIT:
-            run._detail_inputs[position] = (row.sample, line)
-        if index is not None and index.complete(row.id):
-            plan.resumed_rows[index.last[row.id]] = position
-            run.resumed += 1
-            plan.redo.append(0)
-            continue
-        if index is not None and row.id in index.incomplete:
-            run.retried[row.id] = index.incomplete[row.id]
-        elif only_failed:  # never evaluated: not a failure to retry, left for a run without only_failed
-            run.left += 1
-            run._detail_inputs.pop(position, None)
-            plan.redo.append(0)
-            continue
-        plan.redo.append(1)
-        plan.pending += 1
-        if plan.held is not None:
-            plan.held.append((position, row))
+        _keep_input(run, row, position)
+        redo = _to_evaluate(run, plan, index, row, position, only_failed)
+        plan.redo.append(redo)
+        if redo:
+            plan.pending += 1
+            if plan.held is not None:
+                plan.held.append((position, row))
     run.total = plan.total
     run._results = [None] * plan.total if run.keep_results else []
     return plan
 
 
-class _Runner:
+def _keep_input(run: BatchRun, row: LoadedSample, position: int) -> None:
+    """What the run keeps of one input row: its sample and line (for ``keep_results``), and its report detail."""
+    line = row.line if row.line is not None else (None if row.item is None else row.item + 1)
+    if run.keep_results:
+        run.samples[row.id] = row.sample
+        if line is not None:
+            run.lines[row.id] = line
+    if position < DETAIL_LIMIT:
+        run._detail_inputs[position] = (row.sample, line)
+
+
+def _to_evaluate(
+    run: BatchRun, plan: _Plan, index: ResultsIndex | None, row: LoadedSample, position: int, only_failed: bool
+) -> int:
+    """1 when the row is to be evaluated; 0 when the results file already holds it complete (resumed) or, with
+    ``only_failed``, holds nothing for it (left for a later run)."""
+    if index is not None and index.complete(row.id):
+        plan.resumed_rows[index.last[row.id]] = position
+        run.resumed += 1
+        return 0
+    if index is not None and row.id in index.incomplete:
+        run.retried[row.id] = index.incomplete[row.id]
+    elif only_failed:  # never evaluated: not a failure to retry, left for a run without only_failed
+        run.left += 1
+        run._detail_inputs.pop(position, None)
+        return 0
+    return 1
+
+
+class _FileScoring:
     def __init__(
         self,
         evaluator: AsyncEvaluator | None,

@@ -23,7 +23,7 @@ from ragmetrics_core.metrics import MetricOptions, Scoring
 from ragmetrics_core.summary_format import format_usage
 
 if TYPE_CHECKING:
-    from ragmetrics_core.batch import FileEngine
+    from ragmetrics_core.batch import BatchRun, FileEngine
     from ragmetrics_core.calibration import Calibration
 
 EXIT_OK, EXIT_PARTIAL, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
@@ -273,15 +273,37 @@ def _price(value: str | None) -> tuple[float, float] | None:
 
 
 def _evaluate(args: argparse.Namespace) -> int:
-    from ragmetrics_core.batch import evaluate_file
-    from ragmetrics_core.report.html import write_report_data
-
+    """``ragmetrics evaluate``: settings from the flags → the file run → what it did → the report → the exit code."""
     metrics = _split(args.metrics) or None
     if metrics is not None:
         _check_metric_ids(metrics)
     settings = _judge_settings(args, _limits(args))
     calibration = _calibration(args.calibration, settings, args.scoring)
     engine = _engine(args, settings, metrics)
+    run = _run_file(args, settings, metrics, engine, calibration)
+    if not run.total and not run.skipped:
+        source = "standard input" if args.input == "-" else args.input
+        print(f"ragmetrics: error: {source}: {NO_SAMPLES}", file=sys.stderr)
+        return EXIT_USAGE
+    _print_outcome(run, engine)
+    if args.report:
+        _write_report(args, run)
+    if run.interrupted:
+        print("interrupted: run the same command again to continue", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    return EXIT_PARTIAL if run.errors or run.failed else EXIT_OK
+
+
+def _run_file(
+    args: argparse.Namespace,
+    settings: JudgeSettings,
+    metrics: list[str] | None,
+    engine: FileEngine | None,
+    calibration: Calibration | None,
+) -> BatchRun:
+    """The file run; a run that fails, or finds no sample, before writing a row leaves no empty ``--out`` behind."""
+    from ragmetrics_core.batch import evaluate_file
+
     created = _new_outputs(args.out)
     try:
         run = evaluate_file(
@@ -303,13 +325,15 @@ def _evaluate(args: argparse.Namespace) -> int:
             calibration=calibration,
         )
     except BaseException:
-        _remove_if_empty(created)  # a run that fails before writing a row leaves no empty --out behind
+        _remove_if_empty(created)
         raise
     if not run.total and not run.skipped:
         _remove_if_empty(created)
-        source = "standard input" if args.input == "-" else args.input
-        print(f"ragmetrics: error: {source}: {NO_SAMPLES}", file=sys.stderr)
-        return EXIT_USAGE
+    return run
+
+
+def _print_outcome(run: BatchRun, engine: FileEngine | None) -> None:
+    """The summary table, the judge's usage, the counts, and what is left to do."""
     print(run.summary().table())
     print(format_usage(run.usage))
     counts = (
@@ -336,15 +360,15 @@ def _evaluate(args: argparse.Namespace) -> int:
     if quota is not None:
         print(f"rate limit and budget: {quota.requests} requests, {quota.rate_limited} answered 429, "
               f"${quota.spent_usd:.4f} spent", file=sys.stderr)
-    if args.report:
-        title = args.title or f"ragmetrics: {Path(args.input).name if args.input != '-' else 'stdin'}"
-        run.report.skipped = run.skipped
-        path = write_report_data(run.report, args.report, title=title, aggregate_mode=run.aggregate_mode)
-        print(f"report: {path}")
-    if run.interrupted:
-        print("interrupted: run the same command again to continue", file=sys.stderr)
-        return EXIT_INTERRUPTED
-    return EXIT_PARTIAL if run.errors or run.failed else EXIT_OK
+
+
+def _write_report(args: argparse.Namespace, run: BatchRun) -> None:
+    from ragmetrics_core.report.html import write_report_data
+
+    title = args.title or f"ragmetrics: {Path(args.input).name if args.input != '-' else 'stdin'}"
+    run.report.skipped = run.skipped
+    path = write_report_data(run.report, args.report, title=title, aggregate_mode=run.aggregate_mode)
+    print(f"report: {path}")
 
 
 def _calibration(path: str | None, settings: JudgeSettings, scoring: str) -> Calibration | None:

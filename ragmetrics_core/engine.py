@@ -33,6 +33,7 @@ from ragmetrics_core.evidence import (
 from ragmetrics_core.explain import explain
 from ragmetrics_core.judges.base import CheckRequest, ExtractionRequest, Judge, JudgeError, Usage
 from ragmetrics_core.metrics import METRICS, MetricOptions, MetricSpec, MetricValue, Strengths
+from ragmetrics_core.metrics.custom import CustomMetric
 from ragmetrics_core.metrics.registry import unmet_inputs
 from ragmetrics_core.ratelog import RateLimitedLog
 from ragmetrics_core.results import EvaluationResult, MetricScore
@@ -75,6 +76,8 @@ class Evaluator:
         options: MetricOptions | None = None,
         cpu_budget_s: float | Literal["default"] | None = "default",
         calibration: Calibration | str | os.PathLike[str] | None = None,
+        *,
+        extra_metrics: Sequence[CustomMetric] = (),
     ) -> None:
         """``cpu_budget_s``: CPU seconds an in-process judge may spend on one sample (checked between its
         steps); past it, what the sample still needs is undetermined with "evaluation budget exceeded". By default
@@ -82,7 +85,10 @@ class Evaluator:
         ``None``: no budget.
         ``calibration``: a :class:`~ragmetrics_core.calibration.Calibration` or its file (``ragmetrics
         calibrate``); each calibrated metric's score then carries its ``probability``. It must have been fitted
-        with this judge and scoring (else :class:`ValueError`)."""
+        with this judge and scoring (else :class:`ValueError`).
+
+        ``extra_metrics``: the user's own metrics (:func:`ragmetrics_core.metric`), read off the same evidence in
+        the same pass; their scores follow the built-in ones in every result."""
         SECRETS.load_environment()  # keys set since the registry last looked are masked in what this writes
         if cpu_budget_s == "default":
             cpu_budget_s = default_cpu_budget()
@@ -100,8 +106,15 @@ class Evaluator:
             raise ValueError(f"unknown metric(s) {unknown}; known metrics: {sorted(METRICS)}")
         if not requested:
             raise ValueError("metrics must name at least one metric")
+        extras = tuple(extra_metrics)
+        if not all(isinstance(extra, CustomMetric) for extra in extras):
+            raise TypeError("extra_metrics takes CustomMetric objects: decorate each function with @metric")
+        ids = [extra.id for extra in extras]
+        if len(set(ids)) != len(ids):
+            raise ValueError(f"extra_metrics ids must be unique, got {ids}")
         self.judge = judge
         self.metrics: tuple[str, ...] = tuple(requested)
+        self.extra_metrics = extras
         self.options = options or MetricOptions()
         self.cpu_budget_s = cpu_budget_s
         self.calibration = None if calibration is None else _checked_calibration(
@@ -164,6 +177,12 @@ class Evaluator:
             else:
                 value = spec.value(evidence, spec.needs(sample, self.options) & absent, strengths)
             scores[metric] = self._metric_score(spec, value)
+        for extra in self.extra_metrics:
+            score, reason = extra.value(evidence, sample)
+            scores[extra.id] = _new_metric_score({
+                "metric": extra.id, "score": score, "direction": extra.direction, "reason": reason,
+                "label": extra.label(score), "threshold": extra.threshold,
+            })
         return EvaluationResult(
             sample_id=sample.id,
             judge=self.judge.name,
@@ -194,6 +213,8 @@ class Evaluator:
             required |= spec.needs(sample, self.options)
             if self.options.use_joint_context:
                 optional |= spec.optional
+        for extra in self.extra_metrics:
+            required |= extra.needs
         for part in list(required):
             required |= CHECK_INPUTS.get(part, frozenset())
         return frozenset(required), frozenset(optional - required)

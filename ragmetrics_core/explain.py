@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
+from typing import NamedTuple
 
 from ragmetrics_core.construct import builder
 from ragmetrics_core.evidence import Check, Evidence, EvidencePart, Premise, Verdict, checks_of
@@ -61,6 +63,32 @@ def explain(evidence: Evidence, sample: RagSample) -> list[ClaimExplanation]:
     return explanations
 
 
+class _RowReading(NamedTuple):
+    """What one claim's row of chunk checks says: the chunks that entail or contradict it (their rationales,
+    numbered from 1 as the judges number them), and the verdict and graded strengths the category is read from."""
+
+    supporting: list[int]
+    contradicting: list[int]
+    rationales: list[str]
+    verdicts: list[float]
+    graded: list[float]
+
+
+def _read_row(row: list[Check] | None) -> _RowReading:
+    # One pass over the row: this runs for every claim of every scored sample.
+    reading = _RowReading([], [], [], [], [])
+    for j, check in enumerate(row or ()):
+        reading.graded.append(_GRADED(check))
+        reading.verdicts.append(_VERDICT(check))
+        verdict = check.verdict
+        if verdict is Verdict.NEUTRAL:
+            continue
+        (reading.supporting if verdict is Verdict.ENTAILED else reading.contradicting).append(j)
+        if check.rationale:
+            reading.rationales.append(f"chunk {j + 1}: {check.rationale}")
+    return reading
+
+
 def _set_aside(evidence: Evidence, claims: list[ClaimExplanation]) -> list[ClaimExplanation]:
     """One entry per piece the judge set aside as no claim, numbered after its source's claims: shown with its
     reason (``set_aside``), without a category, counted in no metric."""
@@ -82,50 +110,39 @@ def _explanation(
 ) -> ClaimExplanation:
     """``relevance`` (the chunks' relevance at the judge's verdicts) is given for response claims, whose category
     it decides together with the verdicts against the reference and the chunks."""
-    # Chunks are numbered from 1 in text, as the judges' own rationales number them.
     premise = "reference" if source == "response" else "response"
     rationales = [f"{premise}: {against.rationale}"] if against is not None and against.rationale else []
-    # One pass over the row (this runs for every claim of every scored sample): what the chunks say, and the
-    # verdict and graded strengths the category and the grounding are read from.
-    supporting: list[int] = []
-    contradicting: list[int] = []
-    chunk_rationales: list[str] = []
-    verdicts: list[float] = []
-    graded: list[float] = []
-    for j, check in enumerate(row or ()):
-        graded.append(_GRADED(check))
-        verdicts.append(_VERDICT(check))
-        verdict = check.verdict
-        if verdict is Verdict.NEUTRAL:
-            continue
-        (supporting if verdict is Verdict.ENTAILED else contradicting).append(j)
-        if check.rationale:
-            chunk_rationales.append(f"chunk {j + 1}: {check.rationale}")
-    if joint is not None and joint.rationale and not supporting:
+    chunks = _read_row(row)
+    if joint is not None and joint.rationale and not chunks.supporting:
         rationales.append(f"all chunks: {joint.rationale}")
-    rationales.extend(chunk_rationales)
+    rationales.extend(chunks.rationales)
     category = shares = None
     if relevance is not None and graded_relevance is not None and against is not None and row is not None:
-        category = categorize(
-            _VERDICT(against), verdicts, None if joint is None else _VERDICT(joint), relevance
-        ).value
-        measures = category_measures(
-            _GRADED(against), graded, None if joint is None else _GRADED(joint), graded_relevance
-        )
-        shares = {name.value: round(share, 4) for name, share in measures.items() if share > 0}
+        category, shares = _categorised(against, chunks, joint, relevance, graded_relevance)
     return _new_explanation({
         "source": source,
         "index": index,
         "text": text,
         "against_reference": None if against is None else against.verdict,
-        "supporting_chunks": supporting,
-        "contradicting_chunks": contradicting,
+        "supporting_chunks": chunks.supporting,
+        "contradicting_chunks": chunks.contradicting,
         "supported_by_contexts_jointly": None if joint is None else joint.entailed,
-        "grounding": None if row is None else grounding(graded, None if joint is None else _GRADED(joint)),
+        "grounding": None if row is None else grounding(chunks.graded, None if joint is None else _GRADED(joint)),
         "category": category,
         "category_shares": shares,
         "rationale": " | ".join(rationales) or None,
     })
+
+
+def _categorised(
+    against: Check, chunks: _RowReading, joint: Check | None, relevance: list[float], graded_relevance: list[float]
+) -> tuple[str, dict[str, float]]:
+    """A response claim's category at the judge's verdicts, and its graded shares of every category it touches."""
+    category = categorize(_VERDICT(against), chunks.verdicts, None if joint is None else _VERDICT(joint), relevance)
+    measures = category_measures(
+        _GRADED(against), chunks.graded, None if joint is None else _GRADED(joint), graded_relevance
+    )
+    return category.value, {name.value: round(share, 4) for name, share in measures.items() if share > 0}
 
 
 def _at(values: list[Check] | None, index: int) -> Check | None:
@@ -142,19 +159,45 @@ _QUOTE_CHARS = 70
 _QUOTED = 2
 
 
-def metric_explanations(result: EvaluationResult) -> dict[str, str]:
+def _verbatim(text: str) -> str | None:
+    return text
+
+
+Quote = Callable[[str], str | None]
+"""How a user text (a claim, an entity) appears in an explanation line: ``None`` leaves it out. Telemetry passes
+its redactor's, so lines are read from the real evidence and only what they quote is redacted."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Reading:
+    """What every metric's line is read from: the result's claims by source, the result, and the quoting rule."""
+
+    response: list[ClaimExplanation]
+    reference: list[ClaimExplanation]
+    result: EvaluationResult
+    quote: Quote
+
+
+def metric_explanations(result: EvaluationResult, *, quote: Quote = _verbatim) -> dict[str, str]:
     """Per metric, one short line a person can read beside the score: which claims or chunks count against
-    it and why (undetermined metrics: the reason). What telemetry and Phoenix annotations carry."""
+    it and why (undetermined metrics: the reason). What telemetry and Phoenix annotations carry.
+
+    ``quote`` is applied to every user text the line quotes (``None`` drops the quote, never the counts), so the
+    line must be read from the result *before* its texts and evidence are redacted."""
     claims = [claim for claim in result.explanations if claim.set_aside is None]
-    response = [claim for claim in claims if claim.source == "response"]
-    reference = [claim for claim in claims if claim.source == "reference"]
+    reading = _Reading(
+        response=[claim for claim in claims if claim.source == "response"],
+        reference=[claim for claim in claims if claim.source == "reference"],
+        result=result,
+        quote=quote,
+    )
     lines: dict[str, str] = {}
     for metric, entry in result.scores.items():
         if entry.score is None:
             lines[metric] = entry.reason
             continue
         reader = _EXPLAINERS.get(metric)
-        lines[metric] = reader(response, reference, result) if reader is not None else ""
+        lines[metric] = reader(reading) if reader is not None else ""
         lines[metric] += _aside_note(result.explanations, _CLAIMS_READ.get(metric))
     return lines
 
@@ -177,34 +220,42 @@ def _aside_note(explanations: list[ClaimExplanation], source: str | None) -> str
     return f"; not counted as claims: {', '.join(reasons)}" if reasons else ""
 
 
-def _quote(claims: list[ClaimExplanation], about: str | None = None) -> str:
+def _quoted_texts(claims: list[ClaimExplanation], quote: Quote) -> list[tuple[ClaimExplanation, str]]:
+    """The claims whose text may be quoted, with that text (telemetry may leave texts out)."""
+    shown = ((claim, quote(claim.text) if claim.text else None) for claim in claims)
+    return [(claim, text) for claim, text in shown if text]
+
+
+def _quote(claims: list[ClaimExplanation], quote: Quote, about: str | None = None) -> str:
     """The first claims quoted, each with the part of its rationale about ``about`` (``reference``, ``response``,
     ``chunk``) when there is one."""
-    quotable = [claim for claim in claims if claim.text]  # texts are left out when telemetry must not carry them
+    quotable = _quoted_texts(claims, quote)
     if not quotable:
         return ""
-    claims = quotable
     shown = []
-    for claim in claims[:_QUOTED]:
-        text = _cut(claim.text)
+    for claim, text in quotable[:_QUOTED]:
         parts = (claim.rationale or "").split(" | ")
         reason = next((part for part in parts if about is not None and part.startswith(about)), None)
-        shown.append(f"'{text}'" + (f" ({reason})" if reason else ""))
-    more = f" and {len(claims) - _QUOTED} more" if len(claims) > _QUOTED else ""
+        reason = None if reason is None else quote(reason)
+        shown.append(f"'{_cut(text)}'" + (f" ({reason})" if reason else ""))
+    more = f" and {len(quotable) - _QUOTED} more" if len(quotable) > _QUOTED else ""
     return "; ".join(shown) + more
 
 
-def _share(failing: list[ClaimExplanation], total: int, what: str, none: str, about: str | None = None) -> str:
+def _share(
+    failing: list[ClaimExplanation], total: int, what: str, none: str, quote: Quote, about: str | None = None
+) -> str:
     if not failing:
         return none
-    quoted = _quote(failing, about)
+    quoted = _quote(failing, quote, about)
     return f"{len(failing)} of {total} {what}" + (f": {quoted}" if quoted else "")
 
 
-def _category(*names: str) -> Callable[[list[ClaimExplanation], list[ClaimExplanation], EvaluationResult], str]:
-    def read(response: list[ClaimExplanation], _ref: list[ClaimExplanation], _result: EvaluationResult) -> str:
-        label = " or ".join(name.replace("_", " ") for name in names)
-        counted = [(claim, _share_in(claim, names)) for claim in response]
+def _category(*names: str) -> Callable[[_Reading], str]:
+    label = " or ".join(name.replace("_", " ") for name in names)
+
+    def read(reading: _Reading) -> str:
+        counted = [(claim, _share_in(claim, names)) for claim in reading.response]
         hits = [(claim, share) for claim, share in counted if share > 0]
         if not hits:
             return f"no response claim is {label}"
@@ -212,10 +263,11 @@ def _category(*names: str) -> Callable[[list[ClaimExplanation], list[ClaimExplan
         # smaller share is said to count partly, so the line never calls a claim that counts 0.04 "{label}".
         mostly = [(claim, share) for claim, share in hits if share >= _MOSTLY]
         partly = [(claim, share) for claim, share in hits if share < _MOSTLY]
+        total = len(reading.response)
         if mostly:
-            line = f"{len(mostly)} of {len(response)} response claims {label}" + _shown(mostly)
+            line = f"{len(mostly)} of {total} response claims {label}" + _shown(mostly, reading.quote)
             return line + (f"; {len(partly)} more count partly" if partly else "")
-        return f"no response claim is mostly {label}; partly: {len(partly)} of {len(response)}" + _shown(partly)
+        return f"no response claim is mostly {label}; partly: {len(partly)} of {total}" + _shown(partly, reading.quote)
 
     return read
 
@@ -223,10 +275,11 @@ def _category(*names: str) -> Callable[[list[ClaimExplanation], list[ClaimExplan
 _MOSTLY = 0.5
 
 
-def _shown(hits: list[tuple[ClaimExplanation, float]]) -> str:
+def _shown(hits: list[tuple[ClaimExplanation, float]], quote: Quote) -> str:
+    share_of = {id(claim): share for claim, share in hits}
     shown = "; ".join(
-        f"'{_cut(claim.text)}'" + ("" if share >= 1 else f" (counts {share:.2f})")
-        for claim, share in hits[:_QUOTED] if claim.text
+        f"'{_cut(text)}'" + ("" if share_of[id(claim)] >= 1 else f" (counts {share_of[id(claim)]:.2f})")
+        for claim, text in _quoted_texts([claim for claim, _ in hits], quote)[:_QUOTED]
     )
     more = f" and {len(hits) - _QUOTED} more" if len(hits) > _QUOTED and shown else ""
     return f": {shown}{more}" if shown else ""
@@ -247,53 +300,59 @@ def _ungrounded(claims: list[ClaimExplanation]) -> list[ClaimExplanation]:
     return [claim for claim in claims if claim.grounding is not None and claim.grounding < 0.5]
 
 
-def _faithfulness(response: list[ClaimExplanation], _ref: list[ClaimExplanation], _r: EvaluationResult) -> str:
+def _faithfulness(reading: _Reading) -> str:
+    response = reading.response
     return _share(_ungrounded(response), len(response), "response claims not supported by the contexts",
-                  f"all {len(response)} response claims supported by the contexts", "chunk")
+                  f"all {len(response)} response claims supported by the contexts", reading.quote, "chunk")
 
 
-def _precision(response: list[ClaimExplanation], _ref: list[ClaimExplanation], _r: EvaluationResult) -> str:
+def _precision(reading: _Reading) -> str:
+    response = reading.response
     failing = [claim for claim in response if claim.against_reference is not Verdict.ENTAILED]
     return _share(failing, len(response), "response claims not in the reference",
-                  f"all {len(response)} response claims in the reference", "reference")
+                  f"all {len(response)} response claims in the reference", reading.quote, "reference")
 
 
-def _recall(_resp: list[ClaimExplanation], reference: list[ClaimExplanation], _r: EvaluationResult) -> str:
+def _recall(reading: _Reading) -> str:
+    reference = reading.reference
     failing = [claim for claim in reference if claim.against_reference is not Verdict.ENTAILED]
     return _share(failing, len(reference), "reference claims missing from the response",
-                  f"all {len(reference)} reference claims in the response", "response")
+                  f"all {len(reference)} reference claims in the response", reading.quote, "response")
 
 
-def _f1(_resp: list[ClaimExplanation], _ref: list[ClaimExplanation], result: EvaluationResult) -> str:
-    precision, recall = result.score("overall_precision"), result.score("overall_recall")
+def _f1(reading: _Reading) -> str:
+    precision, recall = reading.result.score("overall_precision"), reading.result.score("overall_recall")
     if precision is None or recall is None:
         return "harmonic mean of overall precision and recall"
     return f"harmonic mean of precision {precision:.2f} and recall {recall:.2f}"
 
 
-def _utilization(_resp: list[ClaimExplanation], reference: list[ClaimExplanation], _r: EvaluationResult) -> str:
-    found = [claim for claim in reference if claim.supporting_chunks]
+def _utilization(reading: _Reading) -> str:
+    found = [claim for claim in reading.reference if claim.supporting_chunks]
     used = [claim for claim in found if claim.against_reference is Verdict.ENTAILED]
     unused = [claim for claim in found if claim.against_reference is not Verdict.ENTAILED]
     line = f"{len(used)} of the {len(found)} reference claims a chunk supports are in the response"
-    quoted = _quote(unused)
+    quoted = _quote(unused, reading.quote)
     return line + (f"; not used: {quoted}" if quoted else "")
 
 
-def _entities(_resp: list[ClaimExplanation], _ref: list[ClaimExplanation], result: EvaluationResult) -> str:
-    entities = result.evidence.reference_entities or []
-    found = result.evidence.entities_in_contexts or []
+def _entities(reading: _Reading) -> str:
+    evidence = reading.result.evidence
+    entities = evidence.reference_entities or []
+    found = evidence.entities_in_contexts or []
     missing = [entity for entity, hit in zip(entities, found, strict=False) if not hit]
     if not missing:
         return f"all {len(entities)} reference entities found in the contexts"
-    return f"{len(missing)} of {len(entities)} reference entities not in the contexts: {', '.join(missing[:5])}"
+    line = f"{len(missing)} of {len(entities)} reference entities not in the contexts"
+    named = [text for text in map(reading.quote, missing[:5]) if text]
+    return line + (f": {', '.join(named)}" if named else "")
 
 
-def _relevancy(_resp: list[ClaimExplanation], _ref: list[ClaimExplanation], result: EvaluationResult) -> str:
-    questions = result.evidence.generated_questions or []
+def _relevancy(reading: _Reading) -> str:
+    questions = reading.result.evidence.generated_questions or []
     if any(question.noncommittal for question in questions):
         return "the response is noncommittal (it declines to answer)"
-    similarities = result.evidence.question_similarities or []
+    similarities = reading.result.evidence.question_similarities or []
     if not similarities:
         return f"mean similarity of the question to {len(questions)} questions the response answers"
     mean = sum(similarities) / len(similarities)
@@ -302,29 +361,32 @@ def _relevancy(_resp: list[ClaimExplanation], _ref: list[ClaimExplanation], resu
             f"{len(similarities)} generated questions)")
 
 
-def _ranking(_resp: list[ClaimExplanation], _ref: list[ClaimExplanation], _result: EvaluationResult) -> str:
+def _ranking(_reading: _Reading) -> str:
     return "average precision of the ranked chunks, a chunk being useful when it supports a claim"
 
 
-def _claim_recall(_resp: list[ClaimExplanation], reference: list[ClaimExplanation], _r: EvaluationResult) -> str:
+def _claim_recall(reading: _Reading) -> str:
+    reference = reading.reference
     failing = [claim for claim in reference if not claim.supporting_chunks]
     return _share(failing, len(reference), "reference claims no chunk supports",
-                  "every reference claim is supported by a chunk", "chunk")
+                  "every reference claim is supported by a chunk", reading.quote, "chunk")
 
 
-def _context_recall(_resp: list[ClaimExplanation], reference: list[ClaimExplanation], _r: EvaluationResult) -> str:
+def _context_recall(reading: _Reading) -> str:
+    reference = reading.reference
     return _share(_ungrounded(reference), len(reference), "reference claims the contexts do not support",
-                  f"all {len(reference)} reference claims supported by the contexts", "chunk")
+                  f"all {len(reference)} reference claims supported by the contexts", reading.quote, "chunk")
 
 
-def _chunks(_resp: list[ClaimExplanation], reference: list[ClaimExplanation], result: EvaluationResult) -> str:
-    relevant = sorted({chunk for claim in reference for chunk in claim.supporting_chunks})
-    total = result.evidence.reference_vs_chunks[0] if result.evidence.reference_vs_chunks else []
+def _chunks(reading: _Reading) -> str:
+    relevant = sorted({chunk for claim in reading.reference for chunk in claim.supporting_chunks})
+    matrix = reading.result.evidence.reference_vs_chunks
+    total = matrix[0] if matrix else []
     named = ", ".join(str(chunk + 1) for chunk in relevant) or "none"
     return f"chunks supporting a reference claim: {named} (of {len(total)})"
 
 
-_EXPLAINERS: dict[str, Callable[[list[ClaimExplanation], list[ClaimExplanation], EvaluationResult], str]] = {
+_EXPLAINERS: dict[str, Callable[[_Reading], str]] = {
     "faithfulness": _faithfulness,
     "overall_precision": _precision,
     "overall_recall": _recall,

@@ -11,7 +11,7 @@ _default: SampleSink | None = None
 
 
 def default_sink() -> SampleSink:
-    """One shared ``OnlineEvaluator`` for every handler built without an explicit evaluator.
+    """One shared ``OnlinePipeline`` for every handler built without an explicit evaluator.
 
     Sharing matters: a handler per request must not start a worker thread per request. It scores with the
     engine's defaults (embedded judge), writes OpenTelemetry through the app's global providers when the
@@ -20,7 +20,7 @@ def default_sink() -> SampleSink:
     global _default
     with _lock:
         if _default is None:
-            from ragmetrics_core.online import Emitter, OnlineEvaluator
+            from ragmetrics_core.online import Emitter, OnlinePipeline
 
             emitters: list[Emitter] = []
             try:
@@ -29,5 +29,5 @@ def default_sink() -> SampleSink:
                 pass
             else:
                 emitters.append(OtelEmitter())
-            _default = OnlineEvaluator(emitters=emitters, register_atexit=True)
+            _default = OnlinePipeline(emitters=emitters, register_atexit=True)
         return _default

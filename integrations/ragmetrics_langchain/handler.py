@@ -23,20 +23,17 @@ import sys
 import threading
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, fields
 from typing import Any
 from uuid import UUID
 
 from langchain_core.callbacks import BaseCallbackHandler
 
+from ragmetrics_core._lazy import renamed_attribute, renamed_keyword
+from ragmetrics_core.online.capture import active_span
 from ragmetrics_core.online.types import SampleSink, SpanRef
 from ragmetrics_langchain.extract import describe, input_text, plain_run_metadata
-from ragmetrics_langchain.runs import CaptureOptions, RootRun, RunTable, build
-
-try:
-    from opentelemetry import trace as _trace
-except ImportError:  # pragma: no cover - exercised only on installs without the otel extra
-    _trace = None  # type: ignore[assignment]
+from ragmetrics_langchain.runs import CaptureOptions, RootRun, RunTable, RunTableStats, build
 
 logger = logging.getLogger("ragmetrics.langchain")
 
@@ -50,23 +47,19 @@ def _is_interrupt(error: BaseException) -> bool:
 
 
 @dataclass(slots=True, frozen=True)
-class HandlerStats:
-    """Counters since the handler was created (plus the live state of the run table)."""
+class HandlerStats(RunTableStats):
+    """Counters since the handler was created: the handler's own below, and the run table's live state and
+    evictions (:class:`~ragmetrics_langchain.runs.RunTableStats`, whose fields it has)."""
 
-    runs_started: int
     samples_submitted: int
     skipped_no_retrieval: int
     runs_failed: int
     runs_interrupted: int
-    runs_resumed: int
     submit_failures: int
     callback_failures: int
-    live_runs: int
-    tracked_children: int
-    parked_interrupted: int
-    evicted_expired: int
-    evicted_overflow: int
-    ignored_orphans: int
+
+
+_OWN_COUNTERS = tuple(f.name for f in fields(HandlerStats) if f.name not in {f.name for f in fields(RunTableStats)})
 
 
 class RagMetricsCallbackHandler(BaseCallbackHandler):
@@ -76,8 +69,9 @@ class RagMetricsCallbackHandler(BaseCallbackHandler):
     for the whole process with :func:`ragmetrics_langchain.instrument`.
 
     Args:
-        evaluator: where samples go (any :class:`~ragmetrics_core.online.types.SampleSink`); ``None`` uses
-            the process-wide default ``OnlineEvaluator``.
+        pipeline: where samples go (any :class:`~ragmetrics_core.online.types.SampleSink`, usually an
+            :class:`~ragmetrics_core.online.OnlinePipeline`); ``None`` uses the process-wide default one.
+            ``evaluator=`` is its deprecated old name.
         input_key: the key of the question in dict inputs (default: ``question``, ``input``, ``query``,
             ``user_input``, ``messages``, or the only key).
         answer_key: the key of the answer in dict outputs (default: ``answer``, ``output``, ``result``,
@@ -100,7 +94,7 @@ class RagMetricsCallbackHandler(BaseCallbackHandler):
 
     def __init__(
         self,
-        evaluator: SampleSink | None = None,
+        pipeline: SampleSink | None = None,
         *,
         input_key: str | None = None,
         answer_key: str | None = None,
@@ -109,8 +103,10 @@ class RagMetricsCallbackHandler(BaseCallbackHandler):
         max_runs: int = 10_000,
         run_ttl_s: float = 3_600.0,
         require_retrieval: bool = True,
+        evaluator: SampleSink | None = None,
     ) -> None:
         super().__init__()
+        pipeline = renamed_keyword("RagMetricsCallbackHandler", "evaluator", evaluator, "pipeline", pipeline)
         for name, number in (("max_text_chars", max_text_chars), ("max_runs", max_runs)):
             if isinstance(number, bool) or not isinstance(number, int):
                 raise TypeError(f"{name} must be an int, got {type(number).__name__}")
@@ -127,13 +123,13 @@ class RagMetricsCallbackHandler(BaseCallbackHandler):
         for name, key in (("input_key", input_key), ("answer_key", answer_key)):
             if key is not None and not isinstance(key, str):
                 raise TypeError(f"{name} must be a string or None, got {type(key).__name__}")
-        if evaluator is None:
+        if pipeline is None:
             from ragmetrics_langchain.defaults import default_sink
 
-            evaluator = default_sink()
-        elif not callable(getattr(evaluator, "submit", None)):
-            raise TypeError(f"evaluator must have a submit(draft, origin) method, got {type(evaluator).__name__}")
-        self.evaluator: SampleSink = evaluator
+            pipeline = default_sink()
+        elif not callable(getattr(pipeline, "submit", None)):
+            raise TypeError(f"pipeline must have a submit(draft, origin) method, got {type(pipeline).__name__}")
+        self.pipeline: SampleSink = pipeline
         self._options = CaptureOptions(
             input_key=input_key,
             answer_key=answer_key,
@@ -143,18 +139,10 @@ class RagMetricsCallbackHandler(BaseCallbackHandler):
         self._require_retrieval = require_retrieval
         self._runs = RunTable(max_runs=max_runs, run_ttl_s=run_ttl_s)
         self._counts_lock = threading.Lock()
-        self._counts: dict[str, int] = dict.fromkeys(
-            (
-                "samples_submitted",
-                "skipped_no_retrieval",
-                "runs_failed",
-                "runs_interrupted",
-                "submit_failures",
-                "callback_failures",
-            ),
-            0,
-        )
+        self._counts: dict[str, int] = dict.fromkeys(_OWN_COUNTERS, 0)
         self._last_logged: dict[str, float] = {}
+
+    evaluator = renamed_attribute("RagMetricsCallbackHandler", "evaluator", "pipeline")
 
     # -- chain events -------------------------------------------------------------------------------
 
@@ -251,18 +239,7 @@ class RagMetricsCallbackHandler(BaseCallbackHandler):
     def stats(self) -> HandlerStats:
         with self._counts_lock:
             counts = dict(self._counts)
-        table = self._runs.stats()
-        return HandlerStats(
-            **counts,
-            runs_started=table.runs_started,
-            runs_resumed=table.runs_resumed,
-            live_runs=table.live_runs,
-            tracked_children=table.tracked_children,
-            parked_interrupted=table.parked_interrupted,
-            evicted_expired=table.evicted_expired,
-            evicted_overflow=table.evicted_overflow,
-            ignored_orphans=table.ignored_orphans,
-        )
+        return HandlerStats(**counts, **asdict(self._runs.stats()))
 
     # -- internals ----------------------------------------------------------------------------------
 
@@ -292,7 +269,7 @@ class RagMetricsCallbackHandler(BaseCallbackHandler):
             tags=tuple(tags) if isinstance(tags, list) else (),
             metadata=plain_run_metadata(run_metadata, self._options.reference_metadata_key),
             thread_id=str(thread_id) if thread_id is not None else None,
-            span=own_span or current_span(),
+            span=own_span or active_span(),
             span_is_run_own=own_span is not None,
             start_ns=time.time_ns(),
             started_at=now_mono,
@@ -320,7 +297,7 @@ class RagMetricsCallbackHandler(BaseCallbackHandler):
                 record.span = own
         draft, origin = build(record, outputs, self._options)
         try:
-            self.evaluator.submit(draft, origin)
+            self.pipeline.submit(draft, origin)
         except Exception as error:  # the sink contract says it never raises; we do not rely on it
             self._count("submit_failures")
             self._log_failure("submit", error)
@@ -366,14 +343,6 @@ class RagMetricsCallbackHandler(BaseCallbackHandler):
 
 _OPENINFERENCE_LANGCHAIN = "openinference.instrumentation.langchain"
 
-
-def current_span() -> SpanRef | None:
-    if _trace is None:
-        return None
-    span = _trace.get_current_span()
-    if span is _trace.INVALID_SPAN:  # the common case without tracing: no span context to read
-        return None
-    return SpanRef.of(span.get_span_context())
 
 
 def openinference_span(run_id: UUID) -> SpanRef | None:

@@ -13,8 +13,7 @@ import threading
 from contextvars import ContextVar
 from typing import Any, cast
 
-from langchain_core.tracers.context import register_configure_hook
-
+from ragmetrics_core._lazy import renamed_keyword
 from ragmetrics_core.online.types import SampleSink
 from ragmetrics_langchain.handler import RagMetricsCallbackHandler
 
@@ -36,24 +35,31 @@ _registered = False
 
 
 def instrument(
-    evaluator: SampleSink | None = None,
+    pipeline: SampleSink | None = None,
     *,
     handler: RagMetricsCallbackHandler | None = None,
+    evaluator: SampleSink | None = None,
     **options: Any,
 ) -> RagMetricsCallbackHandler:
     """Capture every LangChain run in this process (until :func:`uninstrument`) and return the handler.
 
-    Pass either a ready ``handler`` or the ``evaluator`` and handler ``options``. A run that already has a
+    Pass either a ready ``handler`` or the ``pipeline`` and handler ``options`` (``evaluator=`` is the deprecated
+    old name of ``pipeline``). A run that already has a
     ``RagMetricsCallbackHandler`` in its callbacks keeps that one, so it is never captured twice.
     Calling it again replaces the handler.
     """
     global _registered
-    if handler is not None and (evaluator is not None or options):
-        raise ValueError("pass either handler or evaluator/options to instrument(), not both")
+    pipeline = renamed_keyword("instrument", "evaluator", evaluator, "pipeline", pipeline)
+    if handler is not None and (pipeline is not None or options):
+        raise ValueError("pass either handler or pipeline/options to instrument(), not both")
     if handler is None:
-        handler = RagMetricsCallbackHandler(evaluator, **options)
+        handler = RagMetricsCallbackHandler(pipeline, **options)
     with _lock:
         if not _registered:
+            # Imported here: the tracers module loads LangSmith's client, which an app that never instruments
+            # its whole process should not pay for on start-up.
+            from langchain_core.tracers.context import register_configure_hook
+
             register_configure_hook(
                 cast("ContextVar[Any | None]", _slot),
                 inheritable=True,

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from ragmetrics_core.online.capture import active_span
 from ragmetrics_core.online.types import ContextDraft, Origin, SampleDraft, SampleSink, SpanRef
-from ragmetrics_llamaindex._otel import active_span
 from ragmetrics_llamaindex._snapshot import merge_contexts
 from ragmetrics_llamaindex.options import CaptureOptions
 from ragmetrics_llamaindex.stats import CaptureStats, Outcome

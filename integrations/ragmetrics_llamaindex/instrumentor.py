@@ -6,24 +6,25 @@ import threading
 import uuid
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, Unpack
 
 from llama_index.core.instrumentation import Dispatcher, get_dispatcher  # type: ignore[attr-defined]  # public path, implicit re-export
 
+from ragmetrics_core._lazy import renamed_attribute, renamed_keyword
 from ragmetrics_core.online.types import SampleSink
 from ragmetrics_llamaindex._capture import CaptureScope
 from ragmetrics_llamaindex._handlers import EventTap, SpanTap
 from ragmetrics_llamaindex._snapshot import clip, contexts_of, merge_contexts
 from ragmetrics_llamaindex._trace import Trace, TraceKind, TraceRegistry
-from ragmetrics_llamaindex.options import CaptureOptions
+from ragmetrics_llamaindex.options import CaptureOptions, CaptureSettings, capture_options
 from ragmetrics_llamaindex.stats import CaptureStats, Outcome
 
 
 def default_sink() -> SampleSink:
-    """The library's own :class:`~ragmetrics_core.online.OnlineEvaluator` with its defaults."""
-    from ragmetrics_core.online import OnlineEvaluator
+    """The library's own :class:`~ragmetrics_core.online.OnlinePipeline` with its defaults."""
+    from ragmetrics_core.online import OnlinePipeline
 
-    return OnlineEvaluator()
+    return OnlinePipeline()
 
 
 class CaptureHandle:
@@ -65,31 +66,20 @@ class RagMetricsInstrumentor:
 
     Every query-engine ``query``/``aquery``, every chat-engine ``chat``/``achat``/``stream_chat``/
     ``astream_chat`` and every :meth:`capture` block becomes one sample: the question, the nodes the LLM
-    was given (the response's ``source_nodes``), and the answer; it is handed to ``evaluator`` (a
+    was given (the response's ``source_nodes``), and the answer; it is handed to ``pipeline`` (a
     :class:`~ragmetrics_core.online.types.SampleSink`) when the run, or the user's stream, has finished.
     Nothing is scored on the caller's thread and nothing we do can raise into it.
     """
 
     def __init__(
         self,
-        evaluator: SampleSink | None = None,
+        pipeline: SampleSink | None = None,
         *,
-        capture_raw_retrieval: bool = False,
-        max_text_chars: int = 20_000,
-        max_contexts: int = 64,
-        max_open_queries: int = 1_000,
-        chain_name: str | None = None,
-        tags: Iterable[str] = (),
+        evaluator: SampleSink | None = None,
+        **settings: Unpack[CaptureSettings],
     ) -> None:
-        self._options = CaptureOptions(
-            capture_raw_retrieval=capture_raw_retrieval,
-            max_text_chars=max_text_chars,
-            max_contexts=max_contexts,
-            max_open_queries=max_open_queries,
-            chain_name=chain_name,
-            tags=tuple(tags),
-        )
-        self._sink = evaluator
+        self._options = capture_options(settings)
+        self._sink = renamed_keyword("RagMetricsInstrumentor", "evaluator", evaluator, "pipeline", pipeline)
         self._stats = CaptureStats()
         self._scope = CaptureScope()
         self._lock = threading.Lock()
@@ -102,9 +92,11 @@ class RagMetricsInstrumentor:
         return self._options
 
     @property
-    def evaluator(self) -> SampleSink | None:
+    def pipeline(self) -> SampleSink | None:
         """The sink samples go to (created at :meth:`instrument` when none was given)."""
         return self._sink
+
+    evaluator = renamed_attribute("RagMetricsInstrumentor", "evaluator", "pipeline")
 
     @property
     def is_instrumented(self) -> bool:

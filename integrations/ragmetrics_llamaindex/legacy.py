@@ -9,17 +9,17 @@ per application, not both (each would submit its own copy of every query).
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
-from typing import Any
+from typing import Any, Unpack
 
 from llama_index.core.callbacks.base_handler import BaseCallbackHandler
 from llama_index.core.callbacks.schema import CBEventType, EventPayload
 
+from ragmetrics_core._lazy import renamed_attribute, renamed_keyword
 from ragmetrics_core.online.types import SampleSink
 from ragmetrics_llamaindex._handlers import wrap_stream
 from ragmetrics_llamaindex._snapshot import contexts_of, query_text, response_text, source_nodes_of
 from ragmetrics_llamaindex._trace import Trace, TraceKind, TraceRegistry
-from ragmetrics_llamaindex.options import CaptureOptions
+from ragmetrics_llamaindex.options import CaptureSettings, capture_options
 from ragmetrics_llamaindex.stats import CaptureStats, Outcome
 
 _log = logging.getLogger("ragmetrics_llamaindex")
@@ -30,34 +30,26 @@ class RagMetricsCallbackHandler(BaseCallbackHandler):
 
     def __init__(
         self,
-        evaluator: SampleSink | None = None,
+        pipeline: SampleSink | None = None,
         *,
-        capture_raw_retrieval: bool = False,
-        max_text_chars: int = 20_000,
-        max_contexts: int = 64,
-        max_open_queries: int = 1_000,
-        chain_name: str | None = None,
-        tags: Iterable[str] = (),
+        evaluator: SampleSink | None = None,
+        **settings: Unpack[CaptureSettings],
     ) -> None:
         super().__init__(event_starts_to_ignore=[], event_ends_to_ignore=[])
-        options = CaptureOptions(
-            capture_raw_retrieval=capture_raw_retrieval,
-            max_text_chars=max_text_chars,
-            max_contexts=max_contexts,
-            max_open_queries=max_open_queries,
-            chain_name=chain_name,
-            tags=tuple(tags),
-        )
-        if evaluator is None:
+        options = capture_options(settings)
+        pipeline = renamed_keyword("RagMetricsCallbackHandler", "evaluator", evaluator, "pipeline", pipeline)
+        if pipeline is None:
             from ragmetrics_llamaindex.instrumentor import default_sink
 
-            evaluator = default_sink()
+            pipeline = default_sink()
         self._stats = CaptureStats()
-        self._registry = TraceRegistry(evaluator, options, self._stats)
+        self._registry = TraceRegistry(pipeline, options, self._stats)
 
     @property
-    def evaluator(self) -> SampleSink:
+    def pipeline(self) -> SampleSink:
         return self._registry.sink
+
+    evaluator = renamed_attribute("RagMetricsCallbackHandler", "evaluator", "pipeline")
 
     def stats(self) -> dict[str, int]:
         counts = self._stats.snapshot()

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import TypedDict
+
 from pydantic import BaseModel, ConfigDict, Field
 
 
@@ -27,3 +30,22 @@ class CaptureOptions(BaseModel):
         default=None, description="Name reported as the sample's chain; the engine's class name when unset."
     )
     tags: tuple[str, ...] = Field(default=(), description="Tags copied onto every sample's origin.")
+
+
+class CaptureSettings(TypedDict, total=False):
+    """The keyword arguments both entry points (the instrumentor, the legacy handler) take: :class:`CaptureOptions`."""
+
+    capture_raw_retrieval: bool
+    max_text_chars: int
+    max_contexts: int
+    max_open_queries: int
+    chain_name: str | None
+    tags: Iterable[str]
+
+
+def capture_options(settings: CaptureSettings) -> CaptureOptions:
+    """Validate the keyword settings (a ``ValidationError`` names a bad one)."""
+    values = dict(settings)
+    if "tags" in values:
+        values["tags"] = tuple(settings["tags"])
+    return CaptureOptions.model_validate(values)

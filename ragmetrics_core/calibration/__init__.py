@@ -2,7 +2,7 @@
 
 ``ragmetrics calibrate`` fits one (``fit``, needs scikit-learn) and writes a small versioned file; the
 :class:`Calibration` read from it is applied in plain Python (``Evaluator(calibration=...)``, ``ragmetrics evaluate
---calibration``, ``OnlineEvaluator(calibration=...)``), adding a ``probability`` beside each calibrated score.
+--calibration``, ``OnlinePipeline(calibration=...)``), adding a ``probability`` beside each calibrated score.
 """
 
 from ragmetrics_core.calibration.model import (

@@ -14,7 +14,8 @@ from ragmetrics_core.sample import Context, RagSample
 
 if TYPE_CHECKING:
     from ragmetrics_core.demo.telemetry import Telemetry
-    from ragmetrics_core.online import EvaluationRecord, OnlineEvaluator
+    from ragmetrics_core.online import EvaluationRecord
+    from ragmetrics_core.online import OnlinePipeline as ScoringPipeline
 
 Scored = list[tuple[RagSample, EvaluationResult]]
 
@@ -57,14 +58,15 @@ class DirectPipeline:
 
 
 class OnlinePipeline:
-    """The production path: ``OnlineEvaluator`` scoring off the hot path, emitting through ``OtelEmitter``."""
+    """The production path: the library's ``OnlinePipeline`` scoring off the hot path, emitting via ``OtelEmitter``."""
 
     def __init__(self, evaluator: Evaluator, telemetry: Telemetry) -> None:
-        from ragmetrics_core.online import CallbackEmitter, OnlineEvaluator, OtelEmitter
+        from ragmetrics_core.online import CallbackEmitter, OtelEmitter
+        from ragmetrics_core.online import OnlinePipeline as ScoringPipeline
 
-        self.description = "scored by the OnlineEvaluator in the background"
+        self.description = "scored by the OnlinePipeline in the background"
         self._records: list[EvaluationRecord] = []
-        self._online: OnlineEvaluator = OnlineEvaluator(
+        self._online: ScoringPipeline = ScoringPipeline(
             evaluator,
             emitters=[
                 OtelEmitter(tracer_provider=telemetry.tracer_provider, logger_provider=telemetry.logger_provider),

@@ -109,36 +109,20 @@ def _resolve_columns(
 
 
 def _build(record: RawRecord, columns: dict[str, str]) -> RagSample:
+    """One record as a sample: its mapped columns present, each value read and of the right type, then validated."""
+    _check_columns(record, columns)
     data = record.data
-    for field in ("user_input", "response"):
-        if field in columns and columns[field] not in data and columns[field] not in record.empty:
-            raise _FieldProblem(columns[field], f"column is missing (mapped to {field})")
-    if "response" not in columns:
-        expected = "/".join(ALIASES["response"])
-        raise _FieldProblem("response", f"no response column (expected one of {expected}, or map one)")
-    values: dict[str, Any] = {}
-    for field, column in columns.items():
-        if column not in data:
-            continue
-        raw = data[column]
-        values[field] = read_cell(field, column, raw) if record.tabular else raw
+    values: dict[str, Any] = {
+        field: read_cell(field, column, data[column]) if record.tabular else data[column]
+        for field, column in columns.items()
+        if column in data
+    }
     contexts = _contexts(values.pop("retrieved_contexts", None), columns.get("retrieved_contexts", ""))
     metadata = _metadata(values.pop("metadata", None), columns.get("metadata", "metadata"))
     used = set(columns.values())
     metadata.update({key: value for key, value in data.items() if key not in used and value not in ("", None)})
     raw_id = values.pop("id", None)
-    if raw_id is not None and (isinstance(raw_id, bool) or not isinstance(raw_id, str | int)):
-        raise _FieldProblem(columns["id"], f"expected a string or integer id, got {describe_value(raw_id)}")
-    if values.get("response") is None:
-        raise _FieldProblem(columns["response"], "missing response (the cell is empty)" if record.tabular
-                            else "missing response (null)")
-    for field in ("user_input", "response", "reference"):
-        value = values.get(field)
-        allowed_none = field == "reference" or (field == "user_input" and value is None)
-        if value is None and allowed_none:
-            continue
-        if not isinstance(value, str):
-            raise _FieldProblem(columns[field], f"expected a string ({field}), got {describe_value(value)}")
+    _check_values(record, columns, values, raw_id)
     try:
         return RagSample(
             user_input=values.get("user_input") or "",
@@ -152,6 +136,32 @@ def _build(record: RawRecord, columns: dict[str, str]) -> RagSample:
         first = error.errors()[0]
         location = ".".join(str(part) for part in first["loc"])
         raise _FieldProblem(location, f"{first['msg']} (got {describe_value(first.get('input'))})") from None
+
+
+def _check_columns(record: RawRecord, columns: dict[str, str]) -> None:
+    """The question and response columns, when mapped, are in the record; a response column is mapped."""
+    for field in ("user_input", "response"):
+        if field in columns and columns[field] not in record.data and columns[field] not in record.empty:
+            raise _FieldProblem(columns[field], f"column is missing (mapped to {field})")
+    if "response" not in columns:
+        expected = "/".join(ALIASES["response"])
+        raise _FieldProblem("response", f"no response column (expected one of {expected}, or map one)")
+
+
+def _check_values(record: RawRecord, columns: dict[str, str], values: dict[str, Any], raw_id: Any) -> None:
+    """The id is a string or an integer, the response is there, and the texts are strings."""
+    if raw_id is not None and (isinstance(raw_id, bool) or not isinstance(raw_id, str | int)):
+        raise _FieldProblem(columns["id"], f"expected a string or integer id, got {describe_value(raw_id)}")
+    if values.get("response") is None:
+        raise _FieldProblem(columns["response"], "missing response (the cell is empty)" if record.tabular
+                            else "missing response (null)")
+    for field in ("user_input", "response", "reference"):
+        value = values.get(field)
+        allowed_none = field == "reference" or (field == "user_input" and value is None)
+        if value is None and allowed_none:
+            continue
+        if not isinstance(value, str):
+            raise _FieldProblem(columns[field], f"expected a string ({field}), got {describe_value(value)}")
 
 
 def read_cell(field: str, column: str, cell: Any) -> Any:

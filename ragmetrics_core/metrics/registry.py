@@ -66,13 +66,18 @@ class MetricSpec:
         """:meth:`compute` once the sample's inputs are known to be present and ``gaps`` (the parts of
         :attr:`needs` the evidence lacks) is known: the engine establishes both once per sample."""
         if gaps:
-            errors = [evidence.errors[p.value] for p in sorted(gaps) if p.value in evidence.errors]
-            detail = "; ".join(errors) if errors else ", ".join(sorted(p.value for p in gaps))
-            return MetricValue(None, f"evidence unavailable: {detail}")
+            return evidence_unavailable(evidence, gaps)
         try:
             return MetricValue(self.read(strengths), "")
         except Undetermined as exc:
             return MetricValue(None, str(exc))
+
+
+def evidence_unavailable(evidence: Evidence, gaps: frozenset[EvidencePart]) -> MetricValue:
+    """Undetermined because the evidence lacks ``gaps``: the judge's errors for them, else their names."""
+    errors = [evidence.errors[p.value] for p in sorted(gaps) if p.value in evidence.errors]
+    detail = "; ".join(errors) if errors else ", ".join(sorted(p.value for p in gaps))
+    return MetricValue(None, f"evidence unavailable: {detail}")
 
 
 def unmet_inputs(missing: list[str]) -> MetricValue:

@@ -1,7 +1,12 @@
-"""Build an :class:`Origin` from the active OpenTelemetry span, for code that submits samples by hand."""
+"""The active OpenTelemetry span, as the integrations and hand-written submissions read it.
+
+Read without importing OpenTelemetry: no span can be current unless the app loaded ``opentelemetry.trace``, so an
+app without tracing pays nothing for it, and one with tracing has it loaded already.
+"""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Mapping
 from typing import Any
 
@@ -23,16 +28,24 @@ def current_origin(
     Call it while the RAG span is current (inside ``with tracer.start_as_current_span(...)``): the scores
     are then attached to that span even after it has ended.
     """
-    from opentelemetry import trace
-
-    context = trace.get_current_span().get_span_context()
     return Origin(
         framework=framework,
         chain_name=chain_name,
         run_id=run_id,
-        span=SpanRef.of(context),
+        span=active_span(),
         tags=tuple(tags),
         metadata=dict(metadata or {}),
         start_time_ns=start_time_ns,
         end_time_ns=end_time_ns,
     )
+
+
+def active_span() -> SpanRef | None:
+    """The span current in this context, or ``None`` when there is none (or OpenTelemetry was never imported)."""
+    trace = sys.modules.get("opentelemetry.trace")
+    if trace is None:
+        return None
+    span = trace.get_current_span()
+    if span is trace.INVALID_SPAN:  # the common case without a span: no context to read
+        return None
+    return SpanRef.of(span.get_span_context())

@@ -1,4 +1,4 @@
-"""OnlineEvaluator: take samples from the app's hot path, score them in the background, emit telemetry.
+"""OnlinePipeline: take samples from the app's hot path, score them in the background, emit telemetry.
 
 ``submit`` does a sampling decision and a bounded ``deque.append`` under one short lock and returns; no
 I/O, no validation, no allocation beyond the queued tuple. A worker thread with its own asyncio loop does
@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from ragmetrics_core.calibration.model import Calibration, as_calibration
 from ragmetrics_core.engine import AsyncEvaluator
 from ragmetrics_core.judges.base import Usage
-from ragmetrics_core.online.emitters.base import Emitter, Runner, SubjectSpanFactory, start_runner
+from ragmetrics_core.online.emitters.base import Emitter, EmitterRunner, SubjectSpanFactory
 from ragmetrics_core.online.privacy import PrivacyOptions, Redactor
 from ragmetrics_core.online.sampler import Sampler
 from ragmetrics_core.online.stats import OnlineStats
@@ -45,7 +45,7 @@ def _default_evaluator() -> AsyncEvaluator:
 
 @dataclass(slots=True, eq=False)
 class _State:
-    """What an :class:`OnlineEvaluator` changes as it runs, in one object so that a forked child replaces it
+    """What an :class:`OnlinePipeline` changes as it runs, in one object so that a forked child replaces it
     whole (its inherited locks may be held by threads that do not exist in the child, its counts are the
     parent's). ``lock`` guards the counters, the queue and ``idle``; ``start_lock`` guards ``worker`` and
     ``runners``; ``cond`` (on ``lock``) is notified when the queue is empty and nothing is in flight."""
@@ -57,7 +57,7 @@ class _State:
     idle: bool = False
     finalized: bool = False
     worker: Worker | None = None
-    runners: tuple[Runner, ...] = ()
+    runners: tuple[EmitterRunner, ...] = ()
     submitted: int = 0
     accepted: int = 0
     completed: int = 0
@@ -76,15 +76,21 @@ class _State:
         self.cond = threading.Condition(self.lock)
 
 
-class OnlineEvaluator:
-    """Scores sampled production traffic off the hot path.
+_COUNTERS = tuple(
+    f.name for f in dataclasses.fields(OnlineStats) if f.type == "int" and f.name in _State.__dataclass_fields__
+)
+"""The counts :class:`_State` keeps and :class:`OnlineStats` reports as they are, named once (by OnlineStats)."""
+
+
+class OnlinePipeline:
+    """Scores sampled production traffic off the hot path: sampling, a bounded queue, a worker running the
+    evaluator, and the emitters. (Called ``OnlineEvaluator`` before; that name is a deprecated alias.)
 
     Args:
         evaluator: anything with ``async aevaluate(sample) -> EvaluationResult``; by default the engine's
             ``Evaluator()`` with the embedded judge, created on the worker thread.
         sampler: which submissions to score (default: all, no throttle, no budget).
-        emitters: where records go; each runs on its own thread behind a queue of ``emitter_queue``, except an
-            OTel emitter in front of the SDK's batch processors, which is called on the worker's thread.
+        emitters: where records go; each runs on its own thread behind a queue of ``emitter_queue`` records.
         privacy: what user text may leave the process (default: captured, secrets masked, capped).
         max_queue: submissions waiting for the worker; beyond it the newest is dropped and counted.
         concurrency: evaluations running at once on the worker loop.
@@ -241,18 +247,8 @@ class OnlineEvaluator:
         state = self._state
         with state.lock:
             snapshot = OnlineStats(
-                submitted=state.submitted,
-                accepted=state.accepted,
-                completed=state.completed,
-                failed=state.failed,
-                not_sampled=state.not_sampled,
-                throttled=state.throttled,
-                over_budget=state.over_budget,
-                queue_full=state.queue_full,
-                rejected=state.rejected,
-                abandoned=state.abandoned,
+                **{name: getattr(state, name) for name in _COUNTERS},
                 queued=len(state.queue),
-                in_flight=state.in_flight,
                 failure_reasons=dict(state.failure_reasons),
                 usage=state.usage,
                 budget_remaining=self.sampler.budget_remaining(),
@@ -264,7 +260,7 @@ class OnlineEvaluator:
     def closed(self) -> bool:
         return self._closed
 
-    def __enter__(self) -> OnlineEvaluator:
+    def __enter__(self) -> OnlinePipeline:
         return self
 
     def __exit__(self, *exc_info: object) -> None:
@@ -341,14 +337,14 @@ class OnlineEvaluator:
                 return
             state.worker = worker
 
-    def _start_runners(self) -> tuple[Runner, ...]:
+    def _start_runners(self) -> tuple[EmitterRunner, ...]:
         runners = []
         seen: dict[str, int] = {}
         for emitter in self._emitters:
             name = _emitter_name(emitter)
             seen[name] = seen.get(name, 0) + 1
             unique = name if seen[name] == 1 else f"{name}#{seen[name]}"
-            runners.append(start_runner(emitter, unique, self._emitter_queue, self._on_emitter_failure))
+            runners.append(EmitterRunner(emitter, unique, self._emitter_queue, self._on_emitter_failure))
         return tuple(runners)
 
     def _worker_config(self) -> WorkerConfig:
@@ -406,7 +402,7 @@ class OnlineEvaluator:
 class _Ledger:
     """The worker's view of the owner's accounting (kept off the public API)."""
 
-    def __init__(self, owner: OnlineEvaluator) -> None:
+    def __init__(self, owner: OnlinePipeline) -> None:
         self._owner = owner
 
     def take(self) -> Submission | None:
@@ -441,10 +437,24 @@ def _calibrated(factory: Callable[[], AsyncEvaluator], calibration: Calibration)
     return make
 
 
-def _after_fork_callback(ref: weakref.ReferenceType[OnlineEvaluator]) -> Callable[[], None]:
+def _after_fork_callback(ref: weakref.ReferenceType[OnlinePipeline]) -> Callable[[], None]:
     def reset() -> None:
         evaluator = ref()
         if evaluator is not None:
             evaluator._after_fork_in_child()
 
     return reset
+
+
+def __getattr__(name: str) -> object:
+    """``OnlineEvaluator``, the old name of :class:`OnlinePipeline`, for one release."""
+    if name == "OnlineEvaluator":
+        import warnings
+
+        warnings.warn(
+            "OnlineEvaluator is deprecated and will be removed in the next release; use OnlinePipeline",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return OnlinePipeline
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

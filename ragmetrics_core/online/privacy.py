@@ -4,6 +4,9 @@ Every text bound for telemetry goes through one :class:`Redactor`: secrets that 
 masked, then the user's hook runs, then the text is cut to the size cap. A hook that raises fails closed
 (the text is replaced, never sent unredacted). Error messages go through the same scrubbing even when
 texts are not captured, because exception messages from HTTP clients can quote headers and keys.
+
+Explanations are read from the real result first (:func:`explain_for_telemetry`), and only then is the result
+stripped of its evidence (:func:`sanitize_result`): the other order would explain an empty evidence table.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ragmetrics_core.evidence import Evidence
+from ragmetrics_core.explain import metric_explanations
 from ragmetrics_core.results import ClaimExplanation, EvaluationResult
 from ragmetrics_core.scrub import mask_known_secrets, scrub_secrets
 from ragmetrics_core.text import truncate
@@ -79,6 +83,17 @@ class Redactor:
                 return REDACTION_FAILED
             text = redacted
         return truncate(text, limit)
+
+
+def explain_for_telemetry(result: EvaluationResult, redactor: Redactor) -> dict[str, str]:
+    """Per metric, the line an emitter shows beside the score, read from the *unredacted* result (counts, entities,
+    generated questions) with only the texts it quotes redacted; call it before :func:`sanitize_result` drops the
+    evidence. A metric's own reason (why it is undetermined) comes first, scrubbed like an error message."""
+    lines = metric_explanations(result, quote=redactor.text)
+    return {
+        metric: redactor.error(entry.reason) if entry.reason else lines.get(metric, "")
+        for metric, entry in result.scores.items()
+    }
 
 
 def sanitize_result(result: EvaluationResult, redactor: Redactor) -> EvaluationResult:

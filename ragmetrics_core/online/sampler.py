@@ -124,7 +124,7 @@ class Sampler:
     """Decides, per submission, whether to score it.
 
     :meth:`select` is pure and thread-safe. :meth:`admit`, :meth:`start` and :meth:`charge` mutate the throttle
-    and budget and must be called under the owner's lock (the :class:`OnlineEvaluator` does).
+    and budget and must be called under the owner's lock (the :class:`OnlinePipeline` does).
     """
 
     def __init__(

@@ -2,7 +2,8 @@
 
 Integrations run on the user's hot path, so they hand over cheap plain records (:class:`SampleDraft`,
 :class:`Origin`, :class:`SpanRef`); validation into a :class:`~ragmetrics_core.sample.RagSample` happens on
-the worker. Emitters receive one :class:`EvaluationRecord` per evaluated (or failed) submission, already
+the worker. This module imports nothing of ours at run time (tested): the pydantic models load with the worker.
+Emitters receive one :class:`EvaluationRecord` per evaluated (or failed) submission, already
 redacted and size-capped, its sample as a :class:`SampleView`.
 """
 
@@ -10,11 +11,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
-from ragmetrics_core.online.privacy import Redactor
-from ragmetrics_core.results import EvaluationResult, MetricScore, Usage
-from ragmetrics_core.sample import Context, RagSample
+if TYPE_CHECKING:  # pydantic models and the redactor: the worker's business, never loaded on the app's hot path
+    from ragmetrics_core.online.privacy import Redactor
+    from ragmetrics_core.results import EvaluationResult, MetricScore, Usage
+    from ragmetrics_core.sample import RagSample
 
 
 @dataclass(slots=True, frozen=True)
@@ -37,6 +39,8 @@ class SampleDraft:
 
     def to_sample(self, sample_id: str | None = None) -> RagSample:
         """Validate into a :class:`RagSample` (raises pydantic's ``ValidationError`` on bad types)."""
+        from ragmetrics_core.sample import Context, RagSample
+
         return RagSample(
             id=sample_id,
             user_input=self.user_input,
@@ -105,7 +109,7 @@ class Origin:
 
 
 class SampleSink(Protocol):
-    """Where integrations send what they captured; the :class:`OnlineEvaluator` is one."""
+    """Where integrations send what they captured; the :class:`OnlinePipeline` is one."""
 
     def submit(self, sample: RagSample | SampleDraft, origin: Origin | None = None) -> object:
         """Take the sample and return at once; never raise into the caller."""
@@ -181,6 +185,17 @@ class EvaluationRecord:
     """Why it failed, as a class (``invalid_sample``, ``judge_error``, ``timeout``, …): OTel's ``error.type``."""
     metrics: tuple[str, ...] = ()
     """The metric ids the evaluator was asked for (what a failed evaluation reports as failed)."""
+    metric_explanations: dict[str, str] = field(default_factory=dict)
+    """Per metric, one readable line on its score, computed once per record from the real evidence and then
+    redacted (``ragmetrics_core.online.privacy.explain_for_telemetry``): what every emitter shows."""
+
+    def explanation(self, metric: str) -> str:
+        """The line shown beside ``metric``'s score (its reason when it has one and no line was computed)."""
+        line = self.metric_explanations.get(metric)
+        if line:
+            return line
+        entry = self.result.scores.get(metric) if self.result is not None else None
+        return "" if entry is None else entry.reason
 
     @property
     def ok(self) -> bool:
@@ -216,6 +231,7 @@ class EvaluationRecord:
             "finished_ns": self.finished_ns,
             "scores": {metric: _score_dict(entry) for metric, entry in self.scores.items()},
             "explanations": [e.model_dump(mode="json") for e in self.result.explanations] if self.result else [],
+            "metric_explanations": dict(self.metric_explanations),
             "usage": self.usage.model_dump(mode="json"),
             "sample": None if self.sample is None else _sample_dict(self.sample),
         }

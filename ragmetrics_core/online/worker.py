@@ -24,8 +24,8 @@ from ragmetrics_core.budget import Budget, cpu_budget
 from ragmetrics_core.engine import AsyncEvaluator
 from ragmetrics_core.judges.base import Usage
 from ragmetrics_core.judges.quota import SpendMeter, metering
-from ragmetrics_core.online.emitters.base import Runner, SubjectSpanFactory
-from ragmetrics_core.online.privacy import Redactor, sanitize_result
+from ragmetrics_core.online.emitters.base import EmitterRunner, SubjectSpanFactory
+from ragmetrics_core.online.privacy import Redactor, explain_for_telemetry, sanitize_result
 from ragmetrics_core.online.sampler import Route
 from ragmetrics_core.online.types import EvaluationRecord, Origin, SampleDraft, SampleView, SamplingDecision, SpanRef
 from ragmetrics_core.ratelog import RateLimitedLog
@@ -69,7 +69,7 @@ class WorkerConfig:
     concurrency: int
     evaluation_timeout_s: float | None
     redactor: Redactor
-    runners: Sequence[Runner]
+    runners: Sequence[EmitterRunner]
     subject_factory: SubjectSpanFactory | None
     evaluator_factory: Callable[[], AsyncEvaluator]
     warn: RateLimitedLog
@@ -255,6 +255,7 @@ class Worker:
             finished_ns=finished_ns,
             failure=failure if error is not None else None,
             metrics=metrics,
+            metric_explanations={} if result is None else explain_for_telemetry(result, redactor),
         )
         for runner in self._config.runners:
             if not runner.offer(record):

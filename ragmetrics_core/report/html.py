@@ -15,10 +15,10 @@ from html import escape
 from importlib import resources
 from pathlib import Path
 
-from ragmetrics_core.aggregate import MetricAggregate, RunningAggregate
+from ragmetrics_core.aggregate import AggregationMode, MetricAggregate, RunningAggregate
 from ragmetrics_core.formats.errors import RowError
 from ragmetrics_core.report.data import DETAIL_LIMIT, ReportData, report_data
-from ragmetrics_core.report.summary import DIAGNOSTIC_GROUPS, AggregateMode
+from ragmetrics_core.report.summary import DIAGNOSTIC_GROUPS
 from ragmetrics_core.report.svg import goodness_colour, histogram, score_bar, stacked_bar
 from ragmetrics_core.results import ClaimExplanation, Direction, EvaluationResult, MetricScore
 from ragmetrics_core.sample import RagSample
@@ -59,7 +59,7 @@ def write_report(
     *,
     samples: Mapping[str, RagSample] | None = None,
     title: str = "ragmetrics report",
-    aggregate_mode: AggregateMode = "determined",
+    aggregate_mode: AggregationMode | str = AggregationMode.DETERMINED,
     errors: Sequence[RowError] = (),
     lines: Mapping[str, int] | None = None,
     max_samples: int | None = DETAIL_LIMIT,
@@ -80,7 +80,7 @@ def write_report_data(
     path: str | Path,
     *,
     title: str = "ragmetrics report",
-    aggregate_mode: AggregateMode = "determined",
+    aggregate_mode: AggregationMode | str = AggregationMode.DETERMINED,
 ) -> Path:
     """Write the report of ``data`` (see :mod:`ragmetrics_core.report.data`) to ``path`` and return the path."""
     target = Path(path)
@@ -95,7 +95,7 @@ def render_report(
     *,
     samples: Mapping[str, RagSample] | None = None,
     title: str = "ragmetrics report",
-    aggregate_mode: AggregateMode = "determined",
+    aggregate_mode: AggregationMode | str = AggregationMode.DETERMINED,
     errors: Sequence[RowError] = (),
     lines: Mapping[str, int] | None = None,
     max_samples: int | None = DETAIL_LIMIT,
@@ -106,7 +106,10 @@ def render_report(
 
 
 def render_report_data(
-    data: ReportData, *, title: str = "ragmetrics report", aggregate_mode: AggregateMode = "determined"
+    data: ReportData,
+    *,
+    title: str = "ragmetrics report",
+    aggregate_mode: AggregationMode | str = AggregationMode.DETERMINED,
 ) -> str:
     """The report of ``data`` as an HTML string."""
     figures = data.figures
@@ -261,37 +264,13 @@ def _sample(index: int, result: EvaluationResult, sample: RagSample | None, line
     # Every anchor is numbered as its label reads, from 1: "#3" is sample-3, its "chunk 1" sample-3-chunk-1.
     number = index + 1
     anchor = f"sample-{number}"
-    categories = {claim.category for claim in result.explanations if claim.source == "response"}
-    flags = [
-        flag
-        for flag, present in (
-            ("hallucination", "hallucination" in categories),
-            ("noise", bool(categories & {"noise_relevant", "noise_irrelevant"})),
-            ("failed", result.error is not None),
-        )
-        if present
-    ]
+    flags = _flags(result)
     data_scores = " ".join(
         f"data-s-{escape(metric)}='{score.score:.6f}'"
         for metric, score in result.scores.items()
         if score.score is not None
     )
-    question = sample.user_input if sample is not None else ""
-    headline = "".join(_badge(result.scores[metric]) for metric in _HEADLINE if metric in result.scores)
-    dots = "".join(
-        f"<span class='dot {_CATEGORY_CLASS.get(claim.category or '', 'cat-none')}' "
-        f"title='{escape(_CATEGORY_LABEL.get(claim.category or '', 'not categorised'))}'></span>"
-        for claim in result.explanations
-        if claim.source == "response"
-    )
-    where = f"line {line} of the input" if line is not None else "its place in the input"
-    at_line = f"<span class='line'>line {line}</span> " if line is not None and line != number else ""
-    summary = (
-        f"<summary><span class='idx' title='sample {number} of this report ({escape(where)}); link: #{anchor}'>"
-        f"#{number}</span> {at_line}"
-        f"<span class='q'>{escape(_clip(question, 110) or '(no question)')}</span>"
-        f"<span class='badges'>{headline}</span><span class='dots'>{dots}</span></summary>"
-    )
+    summary = _summary_line(number, anchor, result, sample, line)
     body = [
         f"<p class='sid'>sample id <code>{escape(result.sample_id or '')}</code> · judge "
         f"<code>{escape(result.judge)}</code></p>"
@@ -307,6 +286,42 @@ def _sample(index: int, result: EvaluationResult, sample: RagSample | None, line
         f"<details class='sample' id='{anchor}' data-index='{index}' "
         f"data-flags='{' '.join(flags)}' {data_scores}>"
         f"{summary}<div class='body'>{''.join(body)}</div></details>"
+    )
+
+
+def _flags(result: EvaluationResult) -> list[str]:
+    """What the report's filters select a sample by: a hallucinated or noise-copied claim, a failed evaluation."""
+    categories = {claim.category for claim in result.explanations if claim.source == "response"}
+    return [
+        flag
+        for flag, present in (
+            ("hallucination", "hallucination" in categories),
+            ("noise", bool(categories & {"noise_relevant", "noise_irrelevant"})),
+            ("failed", result.error is not None),
+        )
+        if present
+    ]
+
+
+def _summary_line(
+    number: int, anchor: str, result: EvaluationResult, sample: RagSample | None, line: int | None
+) -> str:
+    """The sample's closed row: its number (and input line), question, headline badges and one dot per claim."""
+    question = sample.user_input if sample is not None else ""
+    headline = "".join(_badge(result.scores[metric]) for metric in _HEADLINE if metric in result.scores)
+    dots = "".join(
+        f"<span class='dot {_CATEGORY_CLASS.get(claim.category or '', 'cat-none')}' "
+        f"title='{escape(_CATEGORY_LABEL.get(claim.category or '', 'not categorised'))}'></span>"
+        for claim in result.explanations
+        if claim.source == "response"
+    )
+    where = f"line {line} of the input" if line is not None else "its place in the input"
+    at_line = f"<span class='line'>line {line}</span> " if line is not None and line != number else ""
+    return (
+        f"<summary><span class='idx' title='sample {number} of this report ({escape(where)}); link: #{anchor}'>"
+        f"#{number}</span> {at_line}"
+        f"<span class='q'>{escape(_clip(question, 110) or '(no question)')}</span>"
+        f"<span class='badges'>{headline}</span><span class='dots'>{dots}</span></summary>"
     )
 
 

@@ -5,15 +5,12 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Iterable, Sequence
-from typing import Literal
 
-from ragmetrics_core.aggregate import DatasetReport, aggregate
+from ragmetrics_core.aggregate import AggregationMode, DatasetReport, aggregate
 from ragmetrics_core.formats.ragchecker import RAGCHECKER_GROUPS
 from ragmetrics_core.judges.base import Usage
 from ragmetrics_core.results import EvaluationResult
 from ragmetrics_core.summary_format import format_table, format_usage, undetermined_reasons
-
-AggregateMode = Literal["determined", "ragchecker"]
 
 # RAGChecker's diagnostic grouping: whole-answer quality, then what the retriever and the generator did.
 DIAGNOSTIC_GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = tuple(
@@ -21,7 +18,9 @@ DIAGNOSTIC_GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = tuple(
 )
 
 
-def summarize(results: Iterable[EvaluationResult], mode: AggregateMode = "determined") -> DatasetReport:
+def summarize(
+    results: Iterable[EvaluationResult], mode: AggregationMode | str = AggregationMode.DETERMINED
+) -> DatasetReport:
     """Deprecated: :func:`ragmetrics_core.aggregate.aggregate` gives the same report (and the same rule for failed
     samples); this name goes in the next release."""
     warnings.warn("summarize() is deprecated: use ragmetrics_core.aggregate(results, mode), which returns the same "
@@ -38,10 +37,23 @@ def total_usage(results: Sequence[EvaluationResult]) -> Usage:
 
 __all__ = [
     "DIAGNOSTIC_GROUPS",
-    "AggregateMode",
     "format_table",
     "format_usage",
     "summarize",
     "total_usage",
     "undetermined_reasons",
 ]
+
+
+def __getattr__(name: str) -> object:
+    """``AggregateMode``, the old second name of :class:`~ragmetrics_core.aggregate.AggregationMode`, for one
+    release (it was a ``Literal`` of the same two values; the enum accepts those strings)."""
+    if name == "AggregateMode":
+        warnings.warn(
+            "AggregateMode is deprecated and will be removed in the next release; use "
+            "ragmetrics_core.AggregationMode (its values are the same strings)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return AggregationMode
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -12,7 +12,7 @@ import pytest
 
 from ragmetrics_core.calibration import Calibration
 from ragmetrics_core.engine import Evaluator
-from ragmetrics_core.online import CallbackEmitter, JsonlEmitter, OnlineEvaluator, OtelEmitter, SamplingDecision
+from ragmetrics_core.online import CallbackEmitter, JsonlEmitter, OnlinePipeline, OtelEmitter, SamplingDecision
 from ragmetrics_core.online import semconv as sc
 from ragmetrics_core.online.emitters.phoenix import PhoenixEmitter
 from ragmetrics_core.online.types import EvaluationRecord
@@ -20,11 +20,11 @@ from tests.calibration.conftest import make_calibration
 from tests.online.conftest import Telemetry, paris_draft
 from tests.online.judges import ScriptedJudge
 
-MakeOnline = Callable[..., OnlineEvaluator]
+MakeOnline = Callable[..., OnlinePipeline]
 HALF = 0.5  # the scripted judge's faithfulness of paris_draft (one claim of two grounded): P = logistic(0) = 0.5
 
 
-def run(online: OnlineEvaluator) -> None:
+def run(online: OnlinePipeline) -> None:
     assert online.submit(paris_draft()) is SamplingDecision.EVALUATED
     assert online.flush(10)
 
@@ -85,7 +85,7 @@ def test_the_calibration_file_is_taken_and_the_default_evaluator_calibrated(
 ) -> None:
     path = make_calibration(judge="embedded").save(tmp_path / "calibration.json")
     records: list[EvaluationRecord] = []
-    online = OnlineEvaluator(emitters=[CallbackEmitter(records.append)], calibration=path)
+    online = OnlinePipeline(emitters=[CallbackEmitter(records.append)], calibration=path)
     try:
         run(online)
     finally:
@@ -98,12 +98,12 @@ def test_the_calibration_file_is_taken_and_the_default_evaluator_calibrated(
 
 def test_a_calibration_of_another_judge_is_refused_for_the_default_evaluator(calibration: Calibration) -> None:
     with pytest.raises(ValueError, match="fitted on judge 'scripted'"):
-        OnlineEvaluator(calibration=calibration)
+        OnlinePipeline(calibration=calibration)
 
 
 def test_results_of_another_judge_go_out_without_a_probability(make_online: MakeOnline) -> None:
     records: list[EvaluationRecord] = []
-    online = OnlineEvaluator(
+    online = OnlinePipeline(
         Evaluator(judge=ScriptedJudge(name="other"), metrics=["faithfulness"]),
         emitters=[CallbackEmitter(records.append)],
         calibration=make_calibration(judge="scripted"),
@@ -131,7 +131,7 @@ def test_langfuse_scores_and_otel_metrics_carry_the_probability(
     provider = MeterProvider(metric_readers=[reader])
     metrics = MetricsEmitter(meter_provider=provider)
     for sink, given in ((records, calibration), (plain, None)):
-        online = OnlineEvaluator(
+        online = OnlinePipeline(
             Evaluator(judge=ScriptedJudge(), metrics=["faithfulness", "context_recall"]),
             emitters=[
                 CallbackEmitter(sink.append), OtelEmitter(tracer_provider=telemetry.tracer_provider, log_events=False)

@@ -61,7 +61,7 @@ def test_demo_runs_the_langchain_app_and_flags_the_scripted_mistakes(tmp_path: P
     done = run_cli("demo", "--report", "demo.html")
     assert done.returncode == 0, done.stderr
     assert "app: LangChain LCEL chain" in done.stdout and "RagMetricsCallbackHandler" in done.stdout
-    assert "judge: embedded" in done.stdout and "OnlineEvaluator" in done.stdout
+    assert "judge: embedded" in done.stdout and "OnlinePipeline" in done.stdout
     _check_story(done.stdout)
     # no OTLP endpoint: spans and log events go to two files, summarised in a few lines; nothing on stderr
     assert done.stderr == ""

@@ -43,7 +43,7 @@ class Submitted:
 
 
 class RecordingSink:
-    """A real SampleSink that keeps what it is given (thread-safe, like the OnlineEvaluator's queue)."""
+    """A real SampleSink that keeps what it is given (thread-safe, like the OnlinePipeline's queue)."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from ragmetrics_core.engine import Evaluator
-from ragmetrics_core.online import CallbackEmitter, OnlineEvaluator
+from ragmetrics_core.online import CallbackEmitter, OnlinePipeline
 from ragmetrics_langchain import RagMetricsCallbackHandler
 from tests.online.judges import ScriptedJudge
 
@@ -32,7 +32,7 @@ def example() -> ModuleType:
 
 
 def test_example_captures_and_prints_every_turn(example: Any, capsys: pytest.CaptureFixture[str]) -> None:
-    online = OnlineEvaluator(
+    online = OnlinePipeline(
         Evaluator(judge=ScriptedJudge(), metrics=list(example.SHOWN_METRICS)),
         emitters=[CallbackEmitter(example.print_scores)],
     )

@@ -75,5 +75,5 @@ def test_instrument_with_a_ready_handler(retriever: BaseRetriever, sink: Recordi
     assert instrument(handler=handler) is handler
     rag_chain(retriever).invoke(QUESTION)
     assert len(sink.drafts) == 1
-    with pytest.raises(ValueError, match="either handler or evaluator"):
+    with pytest.raises(ValueError, match="either handler or pipeline"):
         instrument(sink, handler=handler)

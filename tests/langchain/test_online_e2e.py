@@ -1,4 +1,4 @@
-"""End to end: a LangChain run → the handler → the OnlineEvaluator and the engine → OpenTelemetry.
+"""End to end: a LangChain run → the handler → the OnlinePipeline and the engine → OpenTelemetry.
 
 Real SDK providers with in-memory span and log exporters; assertions on the spans and events the app's
 tracing backend would receive, and on where they hang in the app's trace. The judge is the online tests'
@@ -20,7 +20,7 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from ragmetrics_core.engine import Evaluator
-from ragmetrics_core.online import OnlineEvaluator, OtelEmitter
+from ragmetrics_core.online import OnlinePipeline, OtelEmitter
 from ragmetrics_core.online import semconv as sc
 from ragmetrics_langchain import RagMetricsCallbackHandler, instrument, uninstrument
 from ragmetrics_langchain.defaults import default_sink
@@ -58,9 +58,9 @@ def telemetry() -> Iterator[Telemetry]:
 
 
 @pytest.fixture
-def online(telemetry: Telemetry) -> Iterator[OnlineEvaluator]:
+def online(telemetry: Telemetry) -> Iterator[OnlinePipeline]:
     emitter = OtelEmitter(tracer_provider=telemetry.tracer_provider, logger_provider=telemetry.logger_provider)
-    evaluator = OnlineEvaluator(Evaluator(judge=ScriptedJudge(), metrics=METRICS), emitters=[emitter])
+    evaluator = OnlinePipeline(Evaluator(judge=ScriptedJudge(), metrics=METRICS), emitters=[emitter])
     yield evaluator
     evaluator.shutdown(timeout_s=5)
 
@@ -71,7 +71,7 @@ def _run(retriever: BaseRetriever, handler: RagMetricsCallbackHandler, **config:
 
 
 def test_scores_hang_under_the_app_span(
-    retriever: BaseRetriever, online: OnlineEvaluator, telemetry: Telemetry
+    retriever: BaseRetriever, online: OnlinePipeline, telemetry: Telemetry
 ) -> None:
     handler = RagMetricsCallbackHandler(online)
     with telemetry.tracer_provider.get_tracer("app").start_as_current_span("handle-request"):
@@ -95,7 +95,7 @@ def test_scores_hang_under_the_app_span(
 
 
 def test_without_app_tracing_the_rag_span_is_created_from_the_capture(
-    retriever: BaseRetriever, online: OnlineEvaluator, telemetry: Telemetry
+    retriever: BaseRetriever, online: OnlinePipeline, telemetry: Telemetry
 ) -> None:
     handler = RagMetricsCallbackHandler(online)
     _run(retriever, handler, run_name="support-rag")
@@ -116,7 +116,7 @@ def test_without_app_tracing_the_rag_span_is_created_from_the_capture(
 
 
 def test_scores_hang_under_openinference_chain_span(
-    retriever: BaseRetriever, online: OnlineEvaluator, telemetry: Telemetry
+    retriever: BaseRetriever, online: OnlinePipeline, telemetry: Telemetry
 ) -> None:
     instrumentation = pytest.importorskip("openinference.instrumentation.langchain")
     instrumentor = instrumentation.LangChainInstrumentor()
@@ -136,7 +136,7 @@ def test_scores_hang_under_openinference_chain_span(
 
 
 def test_graph_interrupt_and_resume_scored_once(
-    retriever: BaseRetriever, online: OnlineEvaluator, telemetry: Telemetry
+    retriever: BaseRetriever, online: OnlinePipeline, telemetry: Telemetry
 ) -> None:
     from langgraph.checkpoint.memory import MemorySaver
     from langgraph.types import Command
@@ -152,7 +152,7 @@ def test_graph_interrupt_and_resume_scored_once(
 
 
 def test_instrumented_process_scores_every_chain(
-    retriever: BaseRetriever, online: OnlineEvaluator, telemetry: Telemetry
+    retriever: BaseRetriever, online: OnlinePipeline, telemetry: Telemetry
 ) -> None:
     instrument(online)
     try:
@@ -166,15 +166,15 @@ def test_instrumented_process_scores_every_chain(
 
 def test_handlers_without_an_evaluator_share_one_default_pipeline() -> None:
     first, second = RagMetricsCallbackHandler(), RagMetricsCallbackHandler()
-    assert first.evaluator is second.evaluator is default_sink()
-    assert isinstance(first.evaluator, OnlineEvaluator)
+    assert first.pipeline is second.pipeline is default_sink()
+    assert isinstance(first.pipeline, OnlinePipeline)
 
 
 def test_embedded_judge_tells_a_grounded_answer_from_a_hallucinated_one(
     retriever: BaseRetriever, telemetry: Telemetry
 ) -> None:
     emitter = OtelEmitter(tracer_provider=telemetry.tracer_provider, logger_provider=telemetry.logger_provider)
-    online = OnlineEvaluator(Evaluator(metrics=["faithfulness", "hallucination"]), emitters=[emitter])
+    online = OnlinePipeline(Evaluator(metrics=["faithfulness", "hallucination"]), emitters=[emitter])
     handler = RagMetricsCallbackHandler(online)
     chain = rag_chain(retriever, responses=[ANSWER, "The Eiffel Tower was painted by Vincent van Gogh in 1920."])
     try:

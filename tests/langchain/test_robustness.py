@@ -261,8 +261,8 @@ def test_bad_configuration_is_a_clear_error(sink: RecordingSink, kwargs: dict[st
         RagMetricsCallbackHandler(sink, **kwargs)
 
 
-def test_evaluator_without_submit_is_rejected() -> None:
-    with pytest.raises(TypeError, match="evaluator must have a submit"):
+def test_a_pipeline_without_submit_is_rejected() -> None:
+    with pytest.raises(TypeError, match="pipeline must have a submit"):
         RagMetricsCallbackHandler(object())  # type: ignore[arg-type]
 
 

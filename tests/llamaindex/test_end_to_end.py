@@ -1,4 +1,4 @@
-"""Instrumented LlamaIndex engines → OnlineEvaluator (embedded judge) → OpenTelemetry, in-memory exporters.
+"""Instrumented LlamaIndex engines → OnlinePipeline (embedded judge) → OpenTelemetry, in-memory exporters.
 
 These assert what a user sees in their tracing tool: an evaluation span under the span that was active
 when the query started (or a RAG span we create when there was none), and one
@@ -22,7 +22,7 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from ragmetrics_core.engine import Evaluator
-from ragmetrics_core.online import OnlineEvaluator, OtelEmitter
+from ragmetrics_core.online import OnlinePipeline, OtelEmitter
 from ragmetrics_core.online import semconv as sc
 from ragmetrics_core.sample import RagSample
 from ragmetrics_llamaindex import RagMetricsInstrumentor
@@ -33,7 +33,7 @@ FLUSH_S = 60.0
 
 @dataclass
 class Pipeline:
-    online: OnlineEvaluator
+    online: OnlinePipeline
     instrumentor: RagMetricsInstrumentor
     tracer_provider: TracerProvider
     spans: InMemorySpanExporter
@@ -63,7 +63,7 @@ def pipeline() -> Iterator[Pipeline]:
     logs = InMemoryLogRecordExporter()  # type: ignore[no-untyped-call]  # the SDK leaves it untyped
     logger_provider = LoggerProvider()
     logger_provider.add_log_record_processor(SimpleLogRecordProcessor(logs))
-    online = OnlineEvaluator(
+    online = OnlinePipeline(
         Evaluator(metrics=METRICS),
         emitters=[OtelEmitter(tracer_provider=tracer_provider, logger_provider=logger_provider)],
     )
@@ -167,14 +167,14 @@ async def test_concurrent_queries_each_get_their_own_evaluation(index: VectorSto
 
 def test_without_an_evaluator_the_default_online_pipeline_scores_the_queries(index: VectorStoreIndex) -> None:
     instrumentor = RagMetricsInstrumentor().instrument()
-    online = instrumentor.evaluator
+    online = instrumentor.pipeline
     try:
-        assert isinstance(online, OnlineEvaluator)
+        assert isinstance(online, OnlinePipeline)
         index.as_query_engine(llm=MockLLM(max_tokens=4)).query("capital of Italy")
         assert online.flush(FLUSH_S)
         stats = online.stats()
         assert (stats.submitted, stats.completed, stats.failed) == (1, 1, 0)
     finally:
         instrumentor.uninstrument()
-        if isinstance(online, OnlineEvaluator):
+        if isinstance(online, OnlinePipeline):
             online.shutdown(timeout_s=5)

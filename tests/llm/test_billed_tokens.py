@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ragmetrics_core.engine import Evaluator
-from ragmetrics_core.online import OnlineEvaluator, Sampler
+from ragmetrics_core.online import OnlinePipeline, Sampler
 from ragmetrics_core.online.types import ContextDraft, Origin, SampleDraft
 from tests.llm.conftest import JudgeFactory
 from tests.llm.fake_openai_server import FakeOpenAIServer, malformed
@@ -35,7 +35,7 @@ async def test_a_failed_check_charges_the_concurrent_call_that_answered(
 
 def test_the_online_token_budget_is_charged_for_bad_answers(make_judge: JudgeFactory, server: FakeOpenAIServer) -> None:
     server.inject("any", *[malformed() for _ in range(100)])  # every answer unusable, every answer billed
-    online = OnlineEvaluator(
+    online = OnlinePipeline(
         Evaluator(judge=make_judge(), metrics=["faithfulness"]), sampler=Sampler(token_budget_per_hour=3000)
     )
     try:

@@ -25,7 +25,7 @@ from ragmetrics_core.judges.model import ModelJudge, ModelJudgeConfig
 from ragmetrics_core.judges.model import judge as judge_module
 from ragmetrics_core.judges.model.runner import NliModel
 from ragmetrics_core.judges.openai import OpenAIJudge, OpenAIJudgeConfig
-from ragmetrics_core.online import OnlineEvaluator
+from ragmetrics_core.online import OnlinePipeline
 from ragmetrics_core.sample import RagSample
 from ragmetrics_core.scale import RowScorer
 from tests.llm.conftest import FAKE_KEY, RecordingSleep
@@ -167,7 +167,7 @@ def test_cli_judge_model_writes_results_and_resumes(models: Callable[..., Path],
 
 
 def test_online_evaluator_scores_in_the_background_and_times_out_cleanly(models: Callable[..., Path]) -> None:
-    online = OnlineEvaluator(Evaluator(judge=ModelJudge(str(models())), metrics=METRICS), evaluation_timeout_s=30)
+    online = OnlinePipeline(Evaluator(judge=ModelJudge(str(models())), metrics=METRICS), evaluation_timeout_s=30)
     try:
         for sample in samples():
             online.submit(sample)
@@ -178,7 +178,7 @@ def test_online_evaluator_scores_in_the_background_and_times_out_cleanly(models:
         online.shutdown(5)
 
     slow = slowed(fresh(models), 1.0)
-    online = OnlineEvaluator(Evaluator(judge=slow, metrics=METRICS), evaluation_timeout_s=0.3, concurrency=2)
+    online = OnlinePipeline(Evaluator(judge=slow, metrics=METRICS), evaluation_timeout_s=0.3, concurrency=2)
     try:
         submitted_at = time.perf_counter()
         for sample in samples()[:3]:

@@ -15,7 +15,7 @@ from opentelemetry.exporter.prometheus import PrometheusMetricReader
 from opentelemetry.sdk.metrics import MeterProvider
 from prometheus_client import CollectorRegistry, generate_latest
 
-from ragmetrics_core.online import MetricsEmitter, OnlineEvaluator, Origin
+from ragmetrics_core.online import MetricsEmitter, OnlinePipeline, Origin
 from ragmetrics_core.sample import Context, RagSample
 from tests.monitoring.conftest import DictatedEvaluator
 from tests.monitoring.promql import (
@@ -73,7 +73,7 @@ def exposition() -> Iterator[dict[str, set[str]]]:
     registry = CollectorRegistry()
     provider = MeterProvider(metric_readers=[PrometheusMetricReader(registry=registry)])
     emitter = MetricsEmitter(meter_provider=provider)
-    online = OnlineEvaluator(DictatedEvaluator(), emitters=[emitter])
+    online = OnlinePipeline(DictatedEvaluator(), emitters=[emitter])
     emitter.observe(online)
 
     def sample(**metadata: object) -> RagSample:

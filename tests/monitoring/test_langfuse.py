@@ -14,8 +14,7 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from ragmetrics_core.engine import Evaluator
-from ragmetrics_core.online import OnlineEvaluator, Origin, OtelEmitter, SpanRef
-from ragmetrics_core.online.emitters.base import EmitterRunner, start_runner
+from ragmetrics_core.online import OnlinePipeline, Origin, OtelEmitter, SpanRef
 from ragmetrics_core.online.emitters.langfuse import (
     MAX_BODY_BYTES,
     MAX_COMMENT_CHARS,
@@ -60,8 +59,8 @@ def span(n: int) -> SpanRef:
     return SpanRef(trace_id=0xA1B2C3D4E5F60718293A4B5C6D7E8F90 + n, span_id=0x1122334455667788 + n)
 
 
-def pipeline(target: LangfuseEmitter, items: list[tuple[RagSample, SpanRef | None]]) -> OnlineEvaluator:
-    online = OnlineEvaluator(DictatedEvaluator(), emitters=[target])
+def pipeline(target: LangfuseEmitter, items: list[tuple[RagSample, SpanRef | None]]) -> OnlinePipeline:
+    online = OnlinePipeline(DictatedEvaluator(), emitters=[target])
     for item, ref in items:
         online.submit(item, Origin(span=ref))
     return online
@@ -107,7 +106,7 @@ def test_scores_land_on_the_ids_the_otlp_export_gives_langfuse(langfuse: tuple[L
     spans = InMemorySpanExporter()
     provider = TracerProvider()
     provider.add_span_processor(SimpleSpanProcessor(spans))
-    online = OnlineEvaluator(
+    online = OnlinePipeline(
         Evaluator(judge=ScriptedJudge(), metrics=["faithfulness"]),
         emitters=[OtelEmitter(tracer_provider=provider, log_events=False), emitter(url)],
     )
@@ -146,9 +145,6 @@ def test_a_retried_request_does_not_duplicate_scores(langfuse: tuple[LangfuseSta
 def test_emit_only_queues_and_the_sender_batches(langfuse: tuple[LangfuseStandIn, str]) -> None:
     stand_in, url = langfuse
     target = emitter(url, batch_size=4, max_delay_s=30)
-    runner = start_runner(emitter(url), "langfuse", 10, lambda *_: None)
-    assert isinstance(runner, EmitterRunner)  # its own thread: never called on the scoring worker
-    assert runner.begin_close(1) and runner.wait_closed(5)
     for n in range(3):
         target.emit(_record(target, span(n)))  # 3 scores each
     deadline = time.monotonic() + 10

@@ -1,4 +1,4 @@
-"""MetricsEmitter through a real OnlineEvaluator and the OpenTelemetry SDK's MeterProvider (in-memory reader)."""
+"""MetricsEmitter through a real OnlinePipeline and the OpenTelemetry SDK's MeterProvider (in-memory reader)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from ragmetrics_core.online import MetricsEmitter, OnlineEvaluator, Origin, Route, Sampler
+from ragmetrics_core.online import MetricsEmitter, OnlinePipeline, Origin, Route, Sampler
 from ragmetrics_core.online import semconv as sc
 from ragmetrics_core.online.emitters.metrics import OTHER, SCORE_BUCKETS, judge_attributes, undetermined_reason
 from ragmetrics_core.sample import Context, RagSample
@@ -24,9 +24,9 @@ def sample(**metadata: Any) -> RagSample:
     )
 
 
-def run(metrics: Metrics, submissions: list[tuple[RagSample, Origin]], **kwargs: Any) -> OnlineEvaluator:
+def run(metrics: Metrics, submissions: list[tuple[RagSample, Origin]], **kwargs: Any) -> OnlinePipeline:
     emitter = MetricsEmitter(meter_provider=metrics.provider, **kwargs.pop("emitter", {}))
-    online = OnlineEvaluator(DictatedEvaluator(), emitters=[emitter], **kwargs)
+    online = OnlinePipeline(DictatedEvaluator(), emitters=[emitter], **kwargs)
     emitter.observe(online, pipeline="support")
     for item, origin in submissions:
         online.submit(item, origin)
@@ -155,7 +155,7 @@ def test_fewer_dimensions_fewer_series(metrics: Metrics) -> None:
 
 def test_an_evaluator_that_is_gone_is_no_longer_observed(metrics: Metrics) -> None:
     emitter = MetricsEmitter(meter_provider=metrics.provider)
-    online = OnlineEvaluator(DictatedEvaluator(), emitters=[emitter])
+    online = OnlinePipeline(DictatedEvaluator(), emitters=[emitter])
     emitter.observe(online)
     emitter.observe(online)  # twice: still counted once
     online.submit(sample(faithfulness=1.0), Origin())
@@ -176,7 +176,7 @@ def test_a_prometheus_scrape_after_flush_serves_each_series_once() -> None:
     registry = CollectorRegistry()
     provider = MeterProvider(metric_readers=[PrometheusMetricReader(registry=registry)])
     emitter = MetricsEmitter(meter_provider=provider)
-    online = OnlineEvaluator(DictatedEvaluator(), emitters=[emitter])
+    online = OnlinePipeline(DictatedEvaluator(), emitters=[emitter])
     emitter.observe(online)
     for _ in range(3):
         online.submit(sample(faithfulness=1.0), Origin())
@@ -187,14 +187,6 @@ def test_a_prometheus_scrape_after_flush_serves_each_series_once() -> None:
     assert len(submitted) == 1 and submitted[0].endswith(" 3.0")
     online.shutdown()
     provider.shutdown()
-
-
-def test_it_runs_on_the_scoring_worker_without_a_queue_of_its_own(metrics: Metrics) -> None:
-    """Recording into the SDK is an in-memory update: no thread, no backlog that could drop records."""
-    from ragmetrics_core.online.emitters.base import DirectRunner, start_runner
-
-    runner = start_runner(MetricsEmitter(meter_provider=metrics.provider), "metrics", 1, lambda *_: None)
-    assert isinstance(runner, DirectRunner)
 
 
 def test_bad_configuration_is_refused() -> None:

@@ -1,7 +1,7 @@
 """End to end against a real Prometheus server scraping the OpenTelemetry Prometheus exporter of a LangChain app.
 
 The app (in this process): a LangChain RAG chain (in-memory vector store, fake embeddings and chat model) with
-ragmetrics' callback handler, an ``OnlineEvaluator`` around the real engine with a transparent judge, and a
+ragmetrics' callback handler, an ``OnlinePipeline`` around the real engine with a transparent judge, and a
 ``MetricsEmitter`` on an SDK ``MeterProvider`` whose ``PrometheusMetricReader`` is served on 127.0.0.1. Prometheus
 (Debian's package) runs as a child process on 127.0.0.1, scrapes the app every second and evaluates the shipped
 alert rules. The test reads everything back through Prometheus' HTTP API: score histograms and counters with the
@@ -27,7 +27,7 @@ from prometheus_client import CollectorRegistry, start_http_server
 
 from ragmetrics_core.engine import Evaluator
 from ragmetrics_core.judges.base import CheckRequest, CheckResult, Extraction, ExtractionRequest, JudgeError
-from ragmetrics_core.online import MetricsEmitter, OnlineEvaluator, Route, Sampler
+from ragmetrics_core.online import MetricsEmitter, OnlinePipeline, Route, Sampler
 from ragmetrics_langchain import RagMetricsCallbackHandler
 from tests.langchain.conftest import make_store, rag_chain
 from tests.monitoring.promql import RULES, dashboard_queries, instantiate
@@ -82,7 +82,7 @@ def poll(fetch: Callable[[], T], done: Callable[[T], bool], timeout_s: float) ->
 
 @dataclass
 class App:
-    online: OnlineEvaluator
+    online: OnlinePipeline
     handler: RagMetricsCallbackHandler
     judge: OutageJudge
     port: int
@@ -100,7 +100,7 @@ def app() -> Iterator[App]:
     server, thread = start_http_server(0, addr="127.0.0.1", registry=registry)
     judge = OutageJudge()
     emitter = MetricsEmitter(meter_provider=provider)
-    online = OnlineEvaluator(
+    online = OnlinePipeline(
         Evaluator(judge=judge, metrics=METRICS), emitters=[emitter],
         sampler=Sampler(routes=[Route(rate=0.0, chain_name="internal-tools", name="internal")]),
     )

@@ -14,7 +14,7 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from ragmetrics_core.engine import Evaluator
-from ragmetrics_core.online import OnlineEvaluator
+from ragmetrics_core.online import OnlinePipeline
 from ragmetrics_core.online.types import ContextDraft, SampleDraft
 from tests.online.judges import ScriptedJudge
 
@@ -55,13 +55,13 @@ def paris_draft(**overrides: Any) -> SampleDraft:
 
 
 @pytest.fixture
-def make_online() -> Iterator[Callable[..., OnlineEvaluator]]:
-    """Build OnlineEvaluators around the real engine with a scripted judge; all are shut down afterwards."""
-    made: list[OnlineEvaluator] = []
+def make_online() -> Iterator[Callable[..., OnlinePipeline]]:
+    """Build OnlinePipelines around the real engine with a scripted judge; all are shut down afterwards."""
+    made: list[OnlinePipeline] = []
 
-    def make(judge: ScriptedJudge | None = None, metrics: tuple[str, ...] = METRICS, **kwargs: Any) -> OnlineEvaluator:
+    def make(judge: ScriptedJudge | None = None, metrics: tuple[str, ...] = METRICS, **kwargs: Any) -> OnlinePipeline:
         evaluator = Evaluator(judge=judge or ScriptedJudge(), metrics=list(metrics))
-        online = OnlineEvaluator(evaluator, **kwargs)
+        online = OnlinePipeline(evaluator, **kwargs)
         made.append(online)
         return online
 

@@ -15,7 +15,7 @@ from ragmetrics_core.online import (
     CallbackEmitter,
     EvaluationRecord,
     JsonlEmitter,
-    OnlineEvaluator,
+    OnlinePipeline,
     OtelEmitter,
     PhoenixEmitter,
 )
@@ -23,7 +23,7 @@ from ragmetrics_core.online.emitters.phoenix import NoSubjectSpanError
 from ragmetrics_core.online.types import Origin
 from tests.online.conftest import paris_draft
 
-MakeOnline = Callable[..., OnlineEvaluator]
+MakeOnline = Callable[..., OnlinePipeline]
 
 
 class Exploding:

@@ -1,4 +1,4 @@
-"""OnlineEvaluator: hand-off, accounting, back-pressure, flush/shutdown, threads, async callers, fork."""
+"""OnlinePipeline: hand-off, accounting, back-pressure, flush/shutdown, threads, async callers, fork."""
 
 from __future__ import annotations
 
@@ -12,13 +12,13 @@ from typing import Any
 
 import pytest
 
-from ragmetrics_core.online import CallbackEmitter, EvaluationRecord, OnlineEvaluator, Sampler, SamplingDecision
+from ragmetrics_core.online import CallbackEmitter, EvaluationRecord, OnlinePipeline, Sampler, SamplingDecision
 from ragmetrics_core.online.types import Origin, SampleDraft, SpanRef
 from ragmetrics_core.sample import RagSample
 from tests.online.conftest import paris_draft
 from tests.online.judges import ScriptedJudge
 
-MakeOnline = Callable[..., OnlineEvaluator]
+MakeOnline = Callable[..., OnlinePipeline]
 
 
 def collect() -> tuple[list[EvaluationRecord], CallbackEmitter]:
@@ -232,15 +232,15 @@ def test_an_idle_worker_wakes_up_for_new_work(make_online: MakeOnline) -> None:
 
 def test_constructor_rejects_bad_settings() -> None:
     with pytest.raises(ValueError, match="max_queue"):
-        OnlineEvaluator(max_queue=0)
+        OnlinePipeline(max_queue=0)
     with pytest.raises(ValueError, match="concurrency"):
-        OnlineEvaluator(concurrency=True)  # type: ignore[arg-type]
+        OnlinePipeline(concurrency=True)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="evaluation_timeout_s"):
-        OnlineEvaluator(evaluation_timeout_s=0)
+        OnlinePipeline(evaluation_timeout_s=0)
     with pytest.raises(TypeError, match="aevaluate"):
-        OnlineEvaluator(evaluator=object())  # type: ignore[arg-type]
+        OnlinePipeline(evaluator=object())  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="not an Emitter"):
-        OnlineEvaluator(emitters=[print])  # type: ignore[list-item]
+        OnlinePipeline(emitters=[print])  # type: ignore[list-item]
 
 
 def test_atexit_registration_is_opt_in_and_removed_by_shutdown(
@@ -321,7 +321,7 @@ class BrokenEvaluator:
 )
 def test_an_evaluator_that_raises_or_misbehaves_is_counted_not_propagated(outcome: object, reason: str) -> None:
     records, emitter = collect()
-    online = OnlineEvaluator(BrokenEvaluator(outcome), emitters=[emitter])
+    online = OnlinePipeline(BrokenEvaluator(outcome), emitters=[emitter])
     try:
         assert online.submit(paris_draft()) is SamplingDecision.EVALUATED
         assert online.flush(10)
@@ -338,7 +338,7 @@ def test_a_missing_default_engine_is_reported_per_submission(monkeypatch: pytest
         raise ImportError("No module named 'ragmetrics_core.judges.embedded'")
 
     monkeypatch.setattr(module, "_default_evaluator", unavailable)
-    online = OnlineEvaluator()
+    online = OnlinePipeline()
     try:
         online.submit(paris_draft())
         online.submit(paris_draft())

@@ -11,7 +11,7 @@ import pytest
 from ragmetrics_core import Evaluator, RagSample
 from ragmetrics_core.budget import checkpoint, metered
 from ragmetrics_core.judges.base import CheckRequest, CheckResult, Extraction, ExtractionRequest, SimilarityResult
-from ragmetrics_core.online import CallbackEmitter, EvaluationRecord, OnlineEvaluator
+from ragmetrics_core.online import CallbackEmitter, EvaluationRecord, OnlinePipeline
 from ragmetrics_core.online.types import Origin
 from ragmetrics_core.results import EvaluationResult
 from tests.online.conftest import paris_draft
@@ -41,7 +41,7 @@ class Raising:
 )
 def test_the_worker_survives_any_exception_and_records_a_failed_sample(error: BaseException) -> None:
     records: list[EvaluationRecord] = []
-    online = OnlineEvaluator(Raising(error), emitters=[CallbackEmitter(records.append)])
+    online = OnlinePipeline(Raising(error), emitters=[CallbackEmitter(records.append)])
     try:
         online.submit(paris_draft(user_input=POISON), Origin(run_id="bad"))
         for i in range(5):
@@ -84,7 +84,7 @@ class Spinning:
 def test_a_cpu_bound_sample_stops_at_the_timeout_and_does_not_starve_the_queue() -> None:
     records: list[EvaluationRecord] = []
     evaluator = Evaluator(judge=Spinning(), metrics=["faithfulness"])
-    online = OnlineEvaluator(evaluator, emitters=[CallbackEmitter(records.append)], evaluation_timeout_s=0.3)
+    online = OnlinePipeline(evaluator, emitters=[CallbackEmitter(records.append)], evaluation_timeout_s=0.3)
     try:
         online.submit(paris_draft(user_input=POISON), Origin(run_id="spinner"))
         for i in range(50):
@@ -101,7 +101,7 @@ def test_a_cpu_bound_sample_stops_at_the_timeout_and_does_not_starve_the_queue()
 
 def test_shutdown_stops_a_judge_busy_in_synchronous_work() -> None:
     evaluator = Evaluator(judge=Spinning(), metrics=["faithfulness"])
-    online = OnlineEvaluator(evaluator, evaluation_timeout_s=None)  # no budget: only shutdown can stop it
+    online = OnlinePipeline(evaluator, evaluation_timeout_s=None)  # no budget: only shutdown can stop it
     online.submit(paris_draft(user_input=POISON), Origin(run_id="spinner"))
     time.sleep(0.3)
     started = time.monotonic()
@@ -137,7 +137,7 @@ def test_scoring_never_waits_on_a_blocking_exporter() -> None:
     provider.add_span_processor(SimpleSpanProcessor(OTLPSpanExporter(endpoint="http://127.0.0.1:9/v1/traces",
                                                                      timeout=3)))
     evaluator = Evaluator(judge=ScriptedJudge(), metrics=["faithfulness"])
-    online = OnlineEvaluator(evaluator, emitters=[OtelEmitter(tracer_provider=provider, log_events=False)])
+    online = OnlinePipeline(evaluator, emitters=[OtelEmitter(tracer_provider=provider, log_events=False)])
     try:
         for i in range(100):
             online.submit(paris_draft(), Origin(run_id=str(i)))  # no trace id: ragmetrics creates the RAG span

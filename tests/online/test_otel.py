@@ -13,13 +13,13 @@ from opentelemetry.trace import StatusCode
 
 from ragmetrics_core.engine import Evaluator
 from ragmetrics_core.metrics import MetricOptions
-from ragmetrics_core.online import OnlineEvaluator, OtelEmitter, PrivacyOptions, SamplingDecision, current_origin
+from ragmetrics_core.online import OnlinePipeline, OtelEmitter, PrivacyOptions, SamplingDecision, current_origin
 from ragmetrics_core.online import semconv as sc
 from ragmetrics_core.online.types import ContextDraft, Origin
 from tests.online.conftest import METRICS, Telemetry, paris_draft
 from tests.online.judges import ScriptedJudge
 
-MakeOnline = Callable[..., OnlineEvaluator]
+MakeOnline = Callable[..., OnlinePipeline]
 
 
 def otel(telemetry: Telemetry, **kwargs: Any) -> OtelEmitter:
@@ -69,7 +69,7 @@ def test_one_evaluation_result_log_event_per_metric_parented_to_the_app_span(
 ) -> None:
     judge = ScriptedJudge()
     evaluator = Evaluator(judge=judge, metrics=list(METRICS), options=MetricOptions(thresholds={"faithfulness": 0.8}))
-    online = OnlineEvaluator(evaluator, emitters=[otel(telemetry)])
+    online = OnlinePipeline(evaluator, emitters=[otel(telemetry)])
     try:
         origin, app_span = run_app_span(telemetry)
         online.submit(paris_draft(), origin)

@@ -24,7 +24,7 @@ import httpx
 import pytest
 
 from ragmetrics_core.engine import Evaluator
-from ragmetrics_core.online import OnlineEvaluator, OtelEmitter, PhoenixEmitter, current_origin
+from ragmetrics_core.online import OnlinePipeline, OtelEmitter, PhoenixEmitter, current_origin
 from ragmetrics_core.online import semconv as sc
 from ragmetrics_core.online.types import Origin
 from tests.online.conftest import METRICS, paris_draft
@@ -172,7 +172,7 @@ def test_scores_reach_phoenix_under_the_apps_own_span(phoenix_url: str) -> None:
 
     project = f"ragmetrics-app-{uuid.uuid4().hex[:8]}"
     provider = tracer_provider(phoenix_url, project)
-    online = OnlineEvaluator(
+    online = OnlinePipeline(
         Evaluator(judge=ScriptedJudge(), metrics=list(METRICS)),
         emitters=[OtelEmitter(tracer_provider=provider, log_events=False), PhoenixEmitter(base_url=phoenix_url)],
     )
@@ -210,7 +210,7 @@ def test_without_app_tracing_the_created_rag_span_carries_the_scores(phoenix_url
 
     project = f"ragmetrics-untraced-{uuid.uuid4().hex[:8]}"
     provider = tracer_provider(phoenix_url, project)
-    online = OnlineEvaluator(
+    online = OnlinePipeline(
         Evaluator(judge=ScriptedJudge(), metrics=list(METRICS)),
         emitters=[OtelEmitter(tracer_provider=provider, log_events=False), PhoenixEmitter(base_url=phoenix_url)],
     )

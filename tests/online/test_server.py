@@ -12,7 +12,7 @@ from typing import Any
 import httpx
 import pytest
 
-from ragmetrics_core.online import CallbackEmitter, EvaluationRecord, OnlineEvaluator, SamplingDecision
+from ragmetrics_core.online import CallbackEmitter, EvaluationRecord, OnlinePipeline, SamplingDecision
 from ragmetrics_core.online.types import Origin
 from tests.online.conftest import paris_draft
 from tests.online.judges import ScriptedJudge
@@ -26,7 +26,7 @@ Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
 
 
 def test_submissions_from_an_asgi_app_are_scored_off_its_event_loop(
-    make_online: Callable[..., OnlineEvaluator],
+    make_online: Callable[..., OnlinePipeline],
 ) -> None:
     records: list[EvaluationRecord] = []
     online = make_online(

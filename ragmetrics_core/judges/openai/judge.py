@@ -16,6 +16,7 @@ import logging
 import math
 import threading
 from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
 from typing import Any, TypeVar, cast
 
 from pydantic import SecretStr
@@ -205,86 +206,13 @@ class OpenAIJudge:
     # -- checking ---------------------------------------------------------------------------------------
 
     async def check(self, request: CheckRequest) -> CheckResult:
-        want = request.want & CHECK_PARTS
-        response_ids = [f"R{index + 1}" for index in range(len(request.response_claims))]
-        reference_ids = [f"G{index + 1}" for index in range(len(request.reference_claims))]
-        entity_ids = [f"E{index + 1}" for index in range(len(request.reference_entities))]
-        chunk_ids = [f"C{index + 1}" for index in range(len(request.contexts))]
-        texts = {
-            **dict(zip(response_ids, (claim.text for claim in request.response_claims), strict=True)),
-            **dict(zip(reference_ids, (claim.text for claim in request.reference_claims), strict=True)),
-        }
-        response_text = request.response.strip()
-        reference_text = (request.reference or "").strip()
-
-        text_claims: list[tuple[str, str, str]] = []
-        if Part.RESPONSE_VS_REFERENCE in want and reference_text:
-            text_claims += [(claim_id, texts[claim_id], "reference") for claim_id in response_ids]
-        if Part.REFERENCE_VS_RESPONSE in want and response_text:
-            text_claims += [(claim_id, texts[claim_id], "response") for claim_id in reference_ids]
-
-        chunk_claim_ids: list[str] = []
-        if want & {Part.RESPONSE_VS_CHUNKS, Part.RESPONSE_VS_CONTEXTS}:
-            chunk_claim_ids += response_ids
-        if want & {Part.REFERENCE_VS_CHUNKS, Part.REFERENCE_VS_CONTEXTS}:
-            chunk_claim_ids += reference_ids
-        entities = list(zip(entity_ids, request.reference_entities, strict=True))
-        wanted_entities = entities if Part.ENTITIES_IN_CONTEXTS in want else []
-        chunks = list(zip(chunk_ids, request.contexts, strict=True))
-        if not chunks:
-            chunk_claim_ids, wanted_entities = [], []
-
-        text_job = self._check_texts(response_text, reference_text, text_claims)
-        chunk_job = self._check_chunks(
-            chunks,
-            [(i, texts[i]) for i in chunk_claim_ids],
-            wanted_entities,
-        )
+        """Plan what to ask (claims against a text; claims and entities against the chunks), ask both at once, and
+        read the verdicts into the evidence parts the request wants."""
+        asks = _CheckAsks.of(request)
+        text_job = self._check_texts(asks.response_text, asks.reference_text, asks.text_claims)
+        chunk_job = self._check_chunks(asks.chunks, asks.chunk_claims, asks.entities)
         (text_verdicts, text_usage), (rows, found, chunk_usage) = await _all_or_charged(text_job, chunk_job)
-        usage = text_usage + chunk_usage
-
-        def against_text(claim_ids: list[str], premise: str, missing_premise: str) -> list[Check]:
-            if not premise:
-                return [Check(verdict=Verdict.NEUTRAL, rationale=missing_premise) for _ in claim_ids]
-            return [
-                Check(verdict=text_verdicts[i].verdict, rationale=text_verdicts[i].rationale or None) for i in claim_ids
-            ]
-
-        def per_chunk(claim_ids: list[str]) -> list[list[Check]]:
-            return [
-                [
-                    Check(
-                        verdict=rows[i].chunks[c],
-                        rationale=None if rows[i].chunks[c] is Verdict.NEUTRAL else rows[i].rationale or None,
-                    )
-                    for c in chunk_ids
-                ]
-                if chunks
-                else []
-                for i in claim_ids
-            ]
-
-        def together(claim_ids: list[str]) -> list[Check]:
-            if not chunks:
-                return [Check(verdict=Verdict.NEUTRAL, rationale="no contexts were retrieved") for _ in claim_ids]
-            return [Check(verdict=rows[i].together, rationale=rows[i].rationale or None) for i in claim_ids]
-
-        result: dict[str, Any] = {}
-        if Part.RESPONSE_VS_REFERENCE in want:
-            result["response_vs_reference"] = against_text(response_ids, reference_text, "no reference was given")
-        if Part.REFERENCE_VS_RESPONSE in want:
-            result["reference_vs_response"] = against_text(reference_ids, response_text, "the response is empty")
-        if Part.RESPONSE_VS_CHUNKS in want:
-            result["response_vs_chunks"] = per_chunk(response_ids)
-        if Part.REFERENCE_VS_CHUNKS in want:
-            result["reference_vs_chunks"] = per_chunk(reference_ids)
-        if Part.RESPONSE_VS_CONTEXTS in want:
-            result["response_vs_contexts"] = together(response_ids)
-        if Part.REFERENCE_VS_CONTEXTS in want:
-            result["reference_vs_contexts"] = together(reference_ids)
-        if Part.ENTITIES_IN_CONTEXTS in want:
-            result["entities_in_contexts"] = [found.get(e, False) for e in entity_ids]
-        return CheckResult(**result, usage=usage)
+        return asks.result(text_verdicts, rows, found, text_usage + chunk_usage)
 
     async def _check_texts(
         self, response: str, reference: str, claims: list[tuple[str, str, str]]
@@ -513,3 +441,115 @@ async def _all_or_charged(*jobs: Awaitable[Any]) -> list[Any]:
             elif isinstance(outcome, tuple) and outcome and isinstance(outcome[-1], Usage):
                 failure.usage = failure.usage + outcome[-1]
     raise failure
+
+
+@dataclass(frozen=True, slots=True)
+class _CheckAsks:
+    """One check request as the endpoint is asked it: claim and chunk ids (``R1``, ``G1``, ``E1``, ``C1``), the
+    claims to check against the response or reference text, and the claims and entities to check against the
+    chunks; then :meth:`result` reads the answers into the evidence parts the request wants."""
+
+    want: frozenset[Part]
+    response_ids: list[str]
+    reference_ids: list[str]
+    entity_ids: list[str]
+    chunk_ids: list[str]
+    response_text: str
+    reference_text: str
+    text_claims: list[tuple[str, str, str]]
+    chunks: list[tuple[str, str]]
+    chunk_claims: list[tuple[str, str]]
+    entities: list[tuple[str, str]]
+
+    @classmethod
+    def of(cls, request: CheckRequest) -> _CheckAsks:
+        want = request.want & CHECK_PARTS
+        response_ids = [f"R{index + 1}" for index in range(len(request.response_claims))]
+        reference_ids = [f"G{index + 1}" for index in range(len(request.reference_claims))]
+        entity_ids = [f"E{index + 1}" for index in range(len(request.reference_entities))]
+        chunk_ids = [f"C{index + 1}" for index in range(len(request.contexts))]
+        texts = {
+            **dict(zip(response_ids, (claim.text for claim in request.response_claims), strict=True)),
+            **dict(zip(reference_ids, (claim.text for claim in request.reference_claims), strict=True)),
+        }
+        response_text = request.response.strip()
+        reference_text = (request.reference or "").strip()
+        text_claims = [
+            (claim_id, texts[claim_id], premise)
+            for part, claim_ids, premise, text in (
+                (Part.RESPONSE_VS_REFERENCE, response_ids, "reference", reference_text),
+                (Part.REFERENCE_VS_RESPONSE, reference_ids, "response", response_text),
+            )
+            if part in want and text
+            for claim_id in claim_ids
+        ]
+        chunks = list(zip(chunk_ids, request.contexts, strict=True))
+        chunk_claim_ids = [
+            claim_id
+            for parts, claim_ids in (
+                ({Part.RESPONSE_VS_CHUNKS, Part.RESPONSE_VS_CONTEXTS}, response_ids),
+                ({Part.REFERENCE_VS_CHUNKS, Part.REFERENCE_VS_CONTEXTS}, reference_ids),
+            )
+            if chunks and want & parts
+            for claim_id in claim_ids
+        ]
+        entities = list(zip(entity_ids, request.reference_entities, strict=True))
+        return cls(
+            want=frozenset(want),
+            response_ids=response_ids,
+            reference_ids=reference_ids,
+            entity_ids=entity_ids,
+            chunk_ids=chunk_ids,
+            response_text=response_text,
+            reference_text=reference_text,
+            text_claims=text_claims,
+            chunks=chunks,
+            chunk_claims=[(claim_id, texts[claim_id]) for claim_id in chunk_claim_ids],
+            entities=entities if chunks and Part.ENTITIES_IN_CONTEXTS in want else [],
+        )
+
+    def result(
+        self, text_verdicts: dict[str, TextCheck], rows: dict[str, Row], found: dict[str, bool], usage: Usage
+    ) -> CheckResult:
+        parts: dict[Part, Callable[[], object]] = {
+            Part.RESPONSE_VS_REFERENCE: lambda: _against_text(
+                text_verdicts, self.response_ids, self.reference_text, "no reference was given"
+            ),
+            Part.REFERENCE_VS_RESPONSE: lambda: _against_text(
+                text_verdicts, self.reference_ids, self.response_text, "the response is empty"
+            ),
+            Part.RESPONSE_VS_CHUNKS: lambda: self._per_chunk(rows, self.response_ids),
+            Part.REFERENCE_VS_CHUNKS: lambda: self._per_chunk(rows, self.reference_ids),
+            Part.RESPONSE_VS_CONTEXTS: lambda: self._together(rows, self.response_ids),
+            Part.REFERENCE_VS_CONTEXTS: lambda: self._together(rows, self.reference_ids),
+            Part.ENTITIES_IN_CONTEXTS: lambda: [found.get(e, False) for e in self.entity_ids],
+        }
+        result = {part.value: read() for part, read in parts.items() if part in self.want}
+        return CheckResult(**result, usage=usage)
+
+    def _per_chunk(self, rows: dict[str, Row], claim_ids: list[str]) -> list[list[Check]]:
+        if not self.chunks:
+            return [[] for _ in claim_ids]
+        return [
+            [
+                Check(
+                    verdict=rows[i].chunks[c],
+                    rationale=None if rows[i].chunks[c] is Verdict.NEUTRAL else rows[i].rationale or None,
+                )
+                for c in self.chunk_ids
+            ]
+            for i in claim_ids
+        ]
+
+    def _together(self, rows: dict[str, Row], claim_ids: list[str]) -> list[Check]:
+        if not self.chunks:
+            return [Check(verdict=Verdict.NEUTRAL, rationale="no contexts were retrieved") for _ in claim_ids]
+        return [Check(verdict=rows[i].together, rationale=rows[i].rationale or None) for i in claim_ids]
+
+
+def _against_text(
+    verdicts: dict[str, TextCheck], claim_ids: list[str], premise: str, missing_premise: str
+) -> list[Check]:
+    if not premise:
+        return [Check(verdict=Verdict.NEUTRAL, rationale=missing_premise) for _ in claim_ids]
+    return [Check(verdict=verdicts[i].verdict, rationale=verdicts[i].rationale or None) for i in claim_ids]

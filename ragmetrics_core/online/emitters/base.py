@@ -1,11 +1,9 @@
 """What an emitter is (where evaluation records go: OpenTelemetry, Phoenix, JSONL, a callback) and how each is run.
 
-No emitter ever holds up another one, or the scoring. An emitter that can block (Phoenix's REST calls, a file,
-an OTel SDK with a ``SimpleSpanProcessor``) runs on its own thread behind a bounded queue
-(:class:`EmitterRunner`), so its ``emit`` may block on I/O and a slow, failing or hung emitter delays nobody but
-itself. A :class:`DirectEmitter` whose ``emit`` only hands data to queues that never block (the OTel emitter in
-front of the SDK's batch processors) is called on the scoring worker's thread (:class:`DirectRunner`): a second
-queue and thread in front of the SDK's own would only add a copy.
+No emitter ever holds up another one, or the scoring. Every emitter runs on its own thread behind a bounded
+queue (:class:`EmitterRunner`), so its ``emit`` may block on I/O (Phoenix's REST calls, a file, an OTel SDK with
+a ``SimpleSpanProcessor``) and a slow, failing or hung emitter delays nobody but itself. The runner asks nothing
+of the emitter beyond the :class:`Emitter` protocol: in particular, nothing of an OpenTelemetry SDK's internals.
 """
 
 from __future__ import annotations
@@ -37,20 +35,6 @@ class Emitter(Protocol):
 
     def shutdown(self, timeout_s: float) -> None:
         """Release resources; later ``emit`` calls may be ignored."""
-        ...
-
-
-@runtime_checkable
-class DirectEmitter(Protocol):
-    """An emitter that may know its ``emit`` never blocks (the OTel emitter in front of batch processors)."""
-
-    def hands_off_without_blocking(self) -> bool:
-        """``True`` when ``emit`` only appends to bounded queues drained by someone else's thread."""
-        ...
-
-    @property
-    def dropped(self) -> int:
-        """Records those queues dropped."""
         ...
 
 
@@ -87,76 +71,22 @@ class _Stop:
     timeout_s: float
 
 
-class Runner(Protocol):
-    """What the online evaluator and its worker see of an emitter: offer a record, flush, close, count."""
+class EmitterRunner:
+    """One emitter, one daemon thread, one bounded queue; records offered to a full queue are dropped.
 
-    @property
-    def name(self) -> str: ...
+    What the online evaluator and its worker see of an emitter: ``offer`` a record without waiting, flush, close,
+    count. A failure of the emitter is counted and logged (``on_failure``), never propagated. Like the
+    OpenTelemetry SDK around its exporters, every exception is contained, ``BaseException`` included: an emitter (a
+    user's callback) runs on our thread, where ``SystemExit``, ``KeyboardInterrupt``, ``GeneratorExit`` or a
+    ``CancelledError`` can only come from its own code, and must cost a record, not the thread.
+    """
 
-    def offer(self, record: EvaluationRecord) -> bool:
-        """Hand one record over without waiting; ``False`` when it was dropped."""
-        ...
-
-    def begin_flush(self, timeout_s: float) -> Flush: ...
-
-    def wait_flushed(self, marker: Flush, timeout_s: float) -> bool: ...
-
-    def begin_close(self, timeout_s: float) -> bool: ...
-
-    def wait_closed(self, timeout_s: float) -> bool: ...
-
-    def stats(self) -> EmitterStats: ...
-
-
-def start_runner(emitter: Emitter, name: str, max_pending: int, on_failure: FailureHook) -> Runner:
-    """A :class:`DirectRunner` for an emitter that says it never blocks, else an :class:`EmitterRunner`."""
-    if isinstance(emitter, DirectEmitter):
-        try:
-            direct = emitter.hands_off_without_blocking()
-        except Exception as exc:
-            on_failure(name, "hands_off_without_blocking", exc)
-            direct = False
-        if direct:
-            return DirectRunner(emitter, name, on_failure)
-    return EmitterRunner(emitter, name, max_pending, on_failure)
-
-
-class _Calls:
-    """How both runners call an emitter: a failure is counted and logged, never propagated.
-
-    Like the OpenTelemetry SDK around its exporters, every exception is contained, ``BaseException`` included: an
-    emitter (a user's callback) runs on our threads, where ``SystemExit``, ``KeyboardInterrupt``, ``GeneratorExit``
-    or a ``CancelledError`` can only come from its own code, and must cost a record, not the thread."""
-
-    def __init__(self, emitter: Emitter, name: str, on_failure: FailureHook) -> None:
+    def __init__(self, emitter: Emitter, name: str, max_pending: int, on_failure: FailureHook) -> None:
         self.emitter = emitter
         self.name = name
         self._on_failure = on_failure
         self._emitted = 0
         self._failed = 0
-
-    def _emit(self, record: EvaluationRecord) -> None:
-        try:
-            self.emitter.emit(record)
-        except BaseException as exc:
-            self._failed += 1
-            self._on_failure(self.name, "emit", exc)
-        else:
-            self._emitted += 1
-
-    def _guarded(self, operation: str, action: Callable[[float], object], timeout_s: float) -> object:
-        try:
-            return action(timeout_s)
-        except BaseException as exc:
-            self._on_failure(self.name, operation, exc)
-            return None
-
-
-class EmitterRunner(_Calls):
-    """One emitter, one daemon thread, one bounded queue; records offered to a full queue are dropped."""
-
-    def __init__(self, emitter: Emitter, name: str, max_pending: int, on_failure: FailureHook) -> None:
-        super().__init__(emitter, name, on_failure)
         self._queue: queue.Queue[EvaluationRecord | Flush | _Stop] = queue.Queue(maxsize=max_pending)
         self._dropped = 0
         self._stopped = False
@@ -225,56 +155,18 @@ class EmitterRunner(_Calls):
                 continue
             self._emit(item)
 
+    def _emit(self, record: EvaluationRecord) -> None:
+        try:
+            self.emitter.emit(record)
+        except BaseException as exc:
+            self._failed += 1
+            self._on_failure(self.name, "emit", exc)
+        else:
+            self._emitted += 1
 
-class DirectRunner(_Calls):
-    """An emitter called on the scoring worker's thread, for one whose ``emit`` never blocks.
-
-    ``offer`` runs ``emit`` at once (one thread calls it, the worker's); flush and shutdown, which wait for an
-    export, run on a short-lived thread each so that a stuck exporter delays only this emitter. ``dropped`` is
-    what the emitter reports its downstream queues dropped, plus records offered after close.
-    """
-
-    def __init__(self, emitter: Emitter, name: str, on_failure: FailureHook) -> None:
-        super().__init__(emitter, name, on_failure)
-        self._refused = 0
-        self._stopped = False
-        self._closing: threading.Thread | None = None
-
-    def offer(self, record: EvaluationRecord) -> bool:
-        if self._stopped:
-            self._refused += 1
-            return False
-        self._emit(record)
-        return True
-
-    def begin_flush(self, timeout_s: float) -> Flush:
-        marker = Flush(timeout_s=max(0.0, timeout_s), done=threading.Event(), queued=True)
-
-        def flush() -> None:
-            marker.ok = self._guarded("force_flush", self.emitter.force_flush, marker.timeout_s) is True
-            marker.done.set()
-
-        threading.Thread(target=flush, name=f"ragmetrics-flush-{self.name}", daemon=True).start()
-        return marker
-
-    def wait_flushed(self, marker: Flush, timeout_s: float) -> bool:
-        return marker.done.wait(max(0.0, timeout_s)) and marker.ok
-
-    def begin_close(self, timeout_s: float) -> bool:
-        self._stopped = True
-        self._closing = threading.Thread(
-            target=self._guarded, args=("shutdown", self.emitter.shutdown, max(0.0, timeout_s)),
-            name=f"ragmetrics-close-{self.name}", daemon=True,
-        )
-        self._closing.start()
-        return True
-
-    def wait_closed(self, timeout_s: float) -> bool:
-        if self._closing is None:
-            return True
-        self._closing.join(max(0.0, timeout_s))
-        return not self._closing.is_alive()
-
-    def stats(self) -> EmitterStats:
-        downstream = self.emitter.dropped if isinstance(self.emitter, DirectEmitter) else 0
-        return EmitterStats(emitted=self._emitted, failed=self._failed, dropped=self._refused + downstream)
+    def _guarded(self, operation: str, action: Callable[[float], object], timeout_s: float) -> object:
+        try:
+            return action(timeout_s)
+        except BaseException as exc:
+            self._on_failure(self.name, operation, exc)
+            return None

@@ -32,7 +32,6 @@ import httpx
 from langfuse.api import LangfuseAPI
 from langfuse.api.core import ApiError
 
-from ragmetrics_core.explain import metric_explanations
 from ragmetrics_core.online.types import EvaluationRecord
 from ragmetrics_core.ratelog import RateLimitedLog
 from ragmetrics_core.results import MetricScore
@@ -147,7 +146,6 @@ class LangfuseEmitter:
         subject = record.subject
         if subject is None or not subject.valid:
             raise NoSubjectSpanError("no span to score: the run had no trace and no OtelEmitter created one")
-        explained = metric_explanations(record.result) if record.result is not None else {}
         timestamp = datetime.fromtimestamp(record.finished_ns / 1e9, tz=UTC).isoformat()
         metadata: dict[str, Any] = {"record_id": record.record_id, "route": record.route, "rate": record.rate}
         if record.judge is not None:
@@ -158,7 +156,7 @@ class LangfuseEmitter:
         items: list[Score] = []
         for metric, entry in record.scores.items():
             name = f"{self._name_prefix}{metric}"
-            comment = _comment(entry, explained.get(metric, ""))
+            comment = _comment(entry, record.explanation(metric))  # read once, from the real evidence
             extra = {**metadata, "direction": entry.direction.value, "threshold": entry.threshold}
             if entry.score is not None:
                 items.append(self._item(record, common, name, entry.score, "NUMERIC", comment, extra))

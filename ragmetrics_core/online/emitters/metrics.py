@@ -4,8 +4,7 @@ Scores reach a metrics backend (Prometheus, an OTLP collector) through the appli
 used through the API only: we set nothing global. Two sources feed it:
 
 * each evaluation record, in :meth:`MetricsEmitter.emit` (a histogram per metric score, undetermined scores
-  by reason class, evaluation time, judge tokens and cost). Recording into an SDK instrument is an in-memory
-  update, so the emitter runs on the scoring worker's thread, not the app's;
+  by reason class, evaluation time, judge tokens and cost), on the emitter's own thread like every emitter's;
 * the online evaluator's ledger (submitted, sampled out, dropped, completed, failed, pending, per-emitter
   outcomes), read by observable instruments when the app's metric reader collects
   (:meth:`MetricsEmitter.observe`): the hot path's counters are not touched twice.
@@ -60,7 +59,7 @@ _ENSEMBLE = re.compile(r"^ensemble\[[^\]]*\]\((?P<members>.*)\)$")
 
 
 class StatsSource(Protocol):
-    """What :meth:`MetricsEmitter.observe` reads: an :class:`~ragmetrics_core.online.OnlineEvaluator`."""
+    """What :meth:`MetricsEmitter.observe` reads: an :class:`~ragmetrics_core.online.OnlinePipeline`."""
 
     def stats(self) -> OnlineStats: ...
 
@@ -166,14 +165,6 @@ class MetricsEmitter:
     def name(self) -> str:
         return self._name
 
-    def hands_off_without_blocking(self) -> bool:
-        """Recording a measurement only updates the SDK's in-memory aggregation; export is the reader's job."""
-        return True
-
-    @property
-    def dropped(self) -> int:
-        return 0
-
     # ------------------------------------------------------------------ records
 
     def emit(self, record: EvaluationRecord) -> None:
@@ -226,13 +217,13 @@ class MetricsEmitter:
     # ------------------------------------------------------------------ the ledger
 
     def observe(self, source: StatsSource, *, pipeline: str | None = None) -> None:
-        """Report ``source``'s counters (an ``OnlineEvaluator``'s ``stats()``) whenever the app's reader collects.
+        """Report ``source``'s counters (an ``OnlinePipeline``'s ``stats()``) whenever the app's reader collects.
 
         Read at collection time only, so submitting a sample costs nothing more. ``pipeline`` labels the series
         (``ragmetrics.pipeline``) when one process runs several evaluators. The evaluator is held weakly.
         """
         if not callable(getattr(source, "stats", None)):
-            raise TypeError(f"{type(source).__name__} has no stats(); pass an OnlineEvaluator")
+            raise TypeError(f"{type(source).__name__} has no stats(); pass an OnlinePipeline")
         labels: Attributes = {} if pipeline is None else {sc.PIPELINE: pipeline}
         with self._sources_lock:
             if any(ref() is source for ref, _ in self._sources):

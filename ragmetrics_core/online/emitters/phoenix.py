@@ -12,7 +12,6 @@ from typing import Any, Literal
 
 from phoenix.client import Client
 
-from ragmetrics_core.explain import metric_explanations
 from ragmetrics_core.online.types import EvaluationRecord
 from ragmetrics_core.results import MetricScore
 
@@ -74,13 +73,12 @@ class PhoenixEmitter:
         if record.judge is not None:
             metadata["judge"] = record.judge
         kind = self._annotator_kind or annotator_kind_of(record.judge)
-        explained = metric_explanations(record.result) if record.result is not None else {}
         return [
             {
                 "name": f"{self._name_prefix}{metric}",
                 "span_id": record.subject.span_id_hex,
                 "annotator_kind": kind,
-                "result": _result(entry, explained.get(metric, "")),
+                "result": _result(entry, record.explanation(metric)),
                 "metadata": {**metadata, **_score_metadata(entry)},
                 "identifier": "",
             }
@@ -129,6 +127,6 @@ def _result(entry: MetricScore, explanation: str) -> dict[str, Any]:
             result["label"] = entry.label
     else:
         result["label"] = "undetermined"
-    if entry.reason or explanation:
-        result["explanation"] = entry.reason or explanation
+    if explanation:
+        result["explanation"] = explanation
     return result

@@ -1,0 +1,88 @@
+"""The public surface: a small ``__all__``, old names still importable for one release (with a warning), the
+protocols in one place, and renamed keyword arguments accepted under their old names."""
+
+from __future__ import annotations
+
+import typing
+import warnings
+
+import pytest
+
+import ragmetrics_core
+import ragmetrics_core.online
+import ragmetrics_core.protocols as protocols
+
+
+def test_every_advertised_name_resolves_without_a_warning() -> None:
+    assert len(ragmetrics_core.__all__) <= 28
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for name in ragmetrics_core.__all__:
+            assert getattr(ragmetrics_core, name) is not None
+
+
+@pytest.mark.parametrize(
+    ("old", "home"),
+    [("Evidence", "ragmetrics_core.evidence"), ("Usage", "ragmetrics_core.judges.base"),
+     ("MetricOptions", "ragmetrics_core.metrics"), ("OnlineStats", "ragmetrics_core.online")],
+)
+def test_a_name_no_longer_advertised_still_imports_with_a_warning_naming_its_module(old: str, home: str) -> None:
+    with pytest.warns(DeprecationWarning, match=home):
+        value = getattr(ragmetrics_core, old)
+    assert value is getattr(__import__(home, fromlist=[old]), old)
+    assert old not in ragmetrics_core.__all__
+
+
+def test_the_online_evaluator_is_now_the_online_pipeline() -> None:
+    with pytest.warns(DeprecationWarning, match="OnlinePipeline"):
+        old = ragmetrics_core.online.OnlineEvaluator  # type: ignore[attr-defined]
+    assert old is ragmetrics_core.online.OnlinePipeline
+    with pytest.warns(DeprecationWarning):
+        from ragmetrics_core import OnlineEvaluator  # noqa: F401
+    with pytest.raises(AttributeError):
+        _ = ragmetrics_core.no_such_name  # type: ignore[attr-defined]
+
+
+def test_the_function_named_like_its_module_is_not_hidden_by_it() -> None:
+    import ragmetrics_core.aggregate  # noqa: F401 - binds the submodule on the package, as any import of it does
+    from ragmetrics_core import aggregate
+
+    assert callable(aggregate) and aggregate.__module__ == "ragmetrics_core.aggregate"
+
+
+def test_every_protocol_is_importable_from_one_module() -> None:
+    for name in protocols.__all__:
+        value = getattr(protocols, name)
+        assert getattr(value, "_is_protocol", False), name
+    assert set(protocols.__all__) >= {"Judge", "Emitter", "SampleSink", "AsyncEvaluator"}
+
+
+def test_the_handlers_take_pipeline_and_still_accept_evaluator() -> None:
+    from ragmetrics_langchain import RagMetricsCallbackHandler
+
+    class Sink:
+        def submit(self, sample: object, origin: object = None) -> object:
+            return None
+
+    sink = Sink()
+    assert RagMetricsCallbackHandler(pipeline=sink).pipeline is sink
+    with pytest.warns(DeprecationWarning, match="pipeline="):
+        handler = RagMetricsCallbackHandler(evaluator=sink)
+    assert handler.pipeline is sink
+    with pytest.warns(DeprecationWarning):
+        assert handler.evaluator is sink
+    with pytest.raises(TypeError, match="pipeline= only"):
+        RagMetricsCallbackHandler(sink, evaluator=sink)
+    hints = typing.get_type_hints(RagMetricsCallbackHandler.__init__)
+    assert "pipeline" in hints
+
+
+def test_one_aggregation_mode_type_and_the_old_literal_name_warns() -> None:
+    from ragmetrics_core import AggregationMode, aggregate
+    from ragmetrics_core.report import summary
+
+    with pytest.warns(DeprecationWarning, match="AggregationMode"):
+        assert summary.AggregateMode is AggregationMode
+    assert aggregate([], "ragchecker").mode is AggregationMode.RAGCHECKER  # the strings still work
+    with pytest.raises(ValueError):
+        aggregate([], "median")
