@@ -25,7 +25,7 @@ from ragmetrics_core.engine import Evaluator
 from ragmetrics_core.judges.base import CheckRequest, CheckResult, Extraction, ExtractionRequest, SimilarityResult
 from ragmetrics_core.judges.cache import JudgeCache
 from ragmetrics_core.judges.openai import OpenAIJudge, OpenAIJudgeConfig, RetryPolicy
-from ragmetrics_core.online import JsonlEmitter, OnlineEvaluator, OtelEmitter
+from ragmetrics_core.online import JsonlEmitter, OnlinePipeline, OtelEmitter
 from ragmetrics_core.report.html import write_report_data
 from ragmetrics_core.scrub import SECRETS, mask_known_secrets, scrub_secrets
 from tests.llm.fake_openai_server import Answer, FakeOpenAIServer, Fault
@@ -158,7 +158,7 @@ def test_online_outputs_mask_keys_the_shapes_do_not_know(
     with FakeOpenAIServer() as server:
         server.inject("extract", echoing(key))
         evaluator = Evaluator(judge=judge_for(server, key), metrics=["faithfulness", "response_relevancy"])
-        online = OnlineEvaluator(
+        online = OnlinePipeline(
             evaluator,
             emitters=[
                 JsonlEmitter(jsonl),

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ragmetrics_core.engine import Evaluator
 from ragmetrics_core.judges.openai import OpenAIJudge, OpenAIJudgeConfig, RetryPolicy
-from ragmetrics_core.online import OnlineEvaluator, Sampler
+from ragmetrics_core.online import OnlinePipeline, Sampler
 from tests.llm.fake_openai_server import FakeOpenAIServer, slow
 from tests.llm.samples import ENGLISH
 
@@ -35,7 +35,7 @@ def test_two_hundred_submissions_at_once_stay_within_the_documented_bound() -> N
         one_sample = billed(server)  # every submission below is this sample: each evaluation costs this much
         assert one_sample > 0
         server.reset()
-        online = OnlineEvaluator(
+        online = OnlinePipeline(
             evaluator(server), sampler=Sampler(token_budget_per_hour=BUDGET), concurrency=CONCURRENCY,
             max_queue=1000,
         )
@@ -55,7 +55,7 @@ def test_two_hundred_submissions_at_once_stay_within_the_documented_bound() -> N
 
 def test_once_the_cost_is_known_a_burst_is_refused_at_submit() -> None:
     with FakeOpenAIServer() as server:
-        online = OnlineEvaluator(
+        online = OnlinePipeline(
             evaluator(server), sampler=Sampler(token_budget_per_hour=20 * 2_500), concurrency=CONCURRENCY
         )
         online.submit(ENGLISH)
@@ -78,7 +78,7 @@ def test_an_evaluation_cut_by_the_timeout_is_charged_what_it_was_billed() -> Non
         # Extraction answers at once (billed); both checks hang past the evaluation timeout.
         server.inject("check_texts", slow(5.0))
         server.inject("check_chunks", slow(5.0))
-        online = OnlineEvaluator(
+        online = OnlinePipeline(
             evaluator(server), sampler=Sampler(token_budget_per_hour=budget), evaluation_timeout_s=1.0
         )
         online.submit(ENGLISH)

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from ragmetrics_core.engine import Evaluator
-from ragmetrics_core.online import CallbackEmitter, OnlineEvaluator, PrivacyOptions
+from ragmetrics_core.online import CallbackEmitter, OnlinePipeline, PrivacyOptions
 from ragmetrics_core.online.types import EvaluationRecord
 from ragmetrics_core.results import EvaluationResult
 from ragmetrics_core.sample import RagSample
@@ -56,7 +56,7 @@ class Scripted:
         raise self.make()
 
 
-def settle(online: OnlineEvaluator, submitted: int) -> None:
+def settle(online: OnlinePipeline, submitted: int) -> None:
     assert online.flush(timeout_s=20), online.stats()
     stats = online.stats()
     assert stats.in_flight == 0 and stats.queued == 0
@@ -76,7 +76,7 @@ def test_a_synchronous_aevaluate_raising_anything_fails_its_sample_only(make: Ca
             trap.fire()  # before any awaitable exists
             return inner.aevaluate(sample)
 
-    online = OnlineEvaluator(SyncRaising())
+    online = OnlinePipeline(SyncRaising())
     for _ in range(3 + LATER):
         online.submit(paris_draft())
     settle(online, 3 + LATER)
@@ -96,7 +96,7 @@ def test_an_awaited_aevaluate_raising_anything_fails_its_sample_only(make: Calla
             trap.fire()
             return await inner.aevaluate(sample)
 
-    online = OnlineEvaluator(AsyncRaising())
+    online = OnlinePipeline(AsyncRaising())
     for _ in range(3 + LATER):
         online.submit(paris_draft())
     settle(online, 3 + LATER)
@@ -118,7 +118,7 @@ def test_a_metrics_attribute_raising_anything_costs_no_sample(make: Callable[[],
         def aevaluate(self, sample: RagSample) -> Awaitable[EvaluationResult]:
             return inner.aevaluate(sample)
 
-    online = OnlineEvaluator(BadMetrics(), emitters=[CallbackEmitter(records.append)])
+    online = OnlinePipeline(BadMetrics(), emitters=[CallbackEmitter(records.append)])
     for _ in range(LATER):
         online.submit(paris_draft())
     settle(online, LATER)
@@ -137,7 +137,7 @@ def test_a_redaction_hook_raising_anything_withholds_the_text_and_keeps_the_work
         trap.fire()
         return text.upper()
 
-    online = OnlineEvaluator(
+    online = OnlinePipeline(
         Evaluator(judge=ScriptedJudge(), metrics=list(METRICS)),
         privacy=PrivacyOptions(redact=hook),
         emitters=[CallbackEmitter(records.append)],
@@ -159,7 +159,7 @@ def test_a_callback_raising_anything_loses_one_record_not_the_emitter(make: Call
         trap.fire()
         records.append(record)
 
-    online = OnlineEvaluator(
+    online = OnlinePipeline(
         Evaluator(judge=ScriptedJudge(), metrics=list(METRICS)), emitters=[CallbackEmitter(callback, name="cb")]
     )
     for _ in range(3 + LATER):
@@ -182,7 +182,7 @@ def test_an_async_callback_raising_anything_is_contained_too() -> None:
             raise failure
         records.append(record)
 
-    online = OnlineEvaluator(
+    online = OnlinePipeline(
         Evaluator(judge=ScriptedJudge(), metrics=list(METRICS)), emitters=[CallbackEmitter(callback, name="cb")]
     )
     for _ in range(len(RAISED) + LATER):
@@ -198,7 +198,7 @@ def test_an_evaluator_factory_raising_systemexit_is_reported_not_fatal() -> None
         def aevaluate(self, sample: RagSample) -> Awaitable[EvaluationResult]:
             raise SystemExit("evaluator refuses")
 
-    online = OnlineEvaluator(Broken())
+    online = OnlinePipeline(Broken())
     for _ in range(5):
         online.submit(paris_draft())
     settle(online, 5)
