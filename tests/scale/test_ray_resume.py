@@ -66,7 +66,8 @@ def test_sigkill_mid_run_then_the_same_command_finishes_each_row_once(
     assert 8 <= killed_at < ROWS
     # Ray's raylet and GCS exit by themselves; its DashboardAgent and RuntimeEnvAgent are stopped by our reaper.
     names = {process.pid: process.name() for process in ray_processes.values() if process.is_running()}
-    assert any(name == "ray::DashboardAgent" for name in names.values()), names
+    # The kernel keeps 15 characters of a process name ("ray::DashboardA"); psutil may or may not restore the rest.
+    assert any(name.startswith("ray::Dashboard") for name in names.values()), names
     _, alive = psutil.wait_procs(list(ray_processes.values()), timeout=30)
     assert not alive, [names.get(process.pid, process.pid) for process in alive]
     # Nothing of Ray's own chatter broke into the output (the CLI draws the only progress bar).
