@@ -49,7 +49,7 @@ _EN_PREFIX = 8
 _RU_PREFIX = 6
 
 
-@lru_cache(maxsize=131072)
+@lru_cache(maxsize=16384)
 def stem(word: str) -> str:
     """Stem a lower-case word; Cyrillic words get the Russian rules, everything else the English ones.
 

@@ -63,7 +63,7 @@ _NAME_WEIGHT = KNOBS.name_weight
 __all__ = ["SPEAKER", "Terms", "read_parts", "read_tokens", "terms"]
 
 
-@text_cache(maxsize=8192, max_chars=2_000)
+@text_cache(maxsize=4096, max_chars=2_000)
 def terms(text: str) -> Terms:
     """Weighted content terms of ``text`` (already :func:`.tokens.prepare`-d or not: preparing twice is harmless).
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from functools import lru_cache
 
 from ragmetrics_core.judges.embedded import lexicon
 from ragmetrics_core.judges.embedded.knobs import KNOBS
@@ -136,7 +135,7 @@ TOKEN_INFOS: dict[str, TokenInfo | None] = {}
 twice as much there); emptied when it reaches :data:`TOKEN_INFO_LIMIT` words, so it stays bounded. Its keys are
 exactly the parts that tokenize to themselves (one word token): the fast reader of :mod:`.terms` looks whole
 parts up."""
-TOKEN_INFO_LIMIT = 65536
+TOKEN_INFO_LIMIT = 32768
 
 
 def known_word(token: str) -> TokenInfo | None:
@@ -175,7 +174,6 @@ def _token_info(token: str) -> TokenInfo | None:
     return key, weight, (word_kind, capitalised, as_name, len(token) >= 2 and token.isupper())
 
 
-@lru_cache(maxsize=65536)
 def word_info(token: str) -> tuple[int, str, float]:
     """What one word is (stopword, negation, number word, content) with its key and base weight."""
     lower = token.casefold()

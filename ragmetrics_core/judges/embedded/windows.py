@@ -88,7 +88,7 @@ def coverage_bound(claim: Terms, premise: Premise, total: float) -> float:
     return reachable / total
 
 
-@lru_cache(maxsize=65536)
+@lru_cache(maxsize=16384)
 def _near_probe(key: str) -> tuple[str, tuple[str, ...]] | None:
     """What a near match of ``key`` (see :func:`near_credit`) needs in a premise, worked out once per term:
     a term with the same head (first characters) or one of the key's inner endings, ``(head, endings)``;
@@ -98,7 +98,6 @@ def _near_probe(key: str) -> tuple[str, tuple[str, ...]] | None:
     return key[:_PREFIX_MIN], _inner_suffixes(key)
 
 
-@lru_cache(maxsize=65536)
 def _inner_suffixes(key: str) -> tuple[str, ...]:
     """The endings of ``key`` a compound match looks for ("sunlight" → "unlight", "nlight", "light")."""
     return tuple(key[cut:] for cut in range(1, len(key) - _PREFIX_MIN))
@@ -282,7 +281,8 @@ def near_credit(key: str, present: dict[str, float] | set[str], premise_heads: f
             if other.startswith(head) and (other.startswith(key) or key.startswith(other)):
                 return PREFIX_CREDIT
     window_keys = present.keys() if isinstance(present, dict) else present
-    return 0.0 if window_keys.isdisjoint(_inner_suffixes(key)) else PREFIX_CREDIT
+    probe = _near_probe(key)  # the key's endings, from the one per-term cache
+    return 0.0 if probe is None or window_keys.isdisjoint(probe[1]) else PREFIX_CREDIT
 
 def pieces(positions: tuple[int, ...], group: tuple[int, ...]) -> int:
     """How many runs of consecutive sentences of one chunk a window is made of (the last sentence of a chunk and
