@@ -10,7 +10,8 @@ distinct text, such as the embedded judge's word caches.
     .venv/bin/python benchmarks/cli_memory.py                            # 20k, 50k, 100k, 200k rows
     .venv/bin/python benchmarks/cli_memory.py --rows 10000 20000 --code ../main   # another checkout's code
 
-Linux only (``/proc``).
+Each checkpoint is printed as it is passed: stop a long run early with ``kill -INT`` on its ``ragmetrics_core.cli``
+process (the command exits 130 and the peak is printed). Linux only (``/proc``).
 """
 
 from __future__ import annotations
