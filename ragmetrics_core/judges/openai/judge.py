@@ -28,6 +28,7 @@ from ragmetrics_core.evidence import (
     Claim,
     EvidencePart,
     GeneratedQuestion,
+    SkippedPiece,
     Verdict,
 )
 from ragmetrics_core.judges.base import (
@@ -66,6 +67,7 @@ from ragmetrics_core.judges.openai.schemas import (
     CHUNK_CHECK_SCHEMA,
     EXTRACTION_SCHEMA,
     TEXT_CHECK_SCHEMA,
+    ExtractionAnswer,
 )
 from ragmetrics_core.judges.quota import RequestGate
 
@@ -188,20 +190,7 @@ class OpenAIJudge:
             EXTRACTION_SCHEMA,
             lambda reply: read_extraction(reply, tasks),
         )
-        found: dict[str, Any] = {}
-        if "response_claims" in tasks:
-            found["response_claims"] = [Claim(text=text) for text in _distinct(answer.response_claims)]
-        if "reference_claims" in tasks:
-            found["reference_claims"] = [Claim(text=text) for text in _distinct(answer.reference_claims)]
-        if "reference_entities" in tasks:
-            found["reference_entities"] = _distinct(answer.reference_entities)
-        if "questions" in tasks:
-            found["generated_questions"] = [
-                GeneratedQuestion(text=item.question.strip(), noncommittal=item.noncommittal)
-                for item in answer.questions[: request.n_questions]
-                if item.question.strip()
-            ]
-        return Extraction(**empty, **found, usage=usage)
+        return Extraction(**empty, **_extracted(answer, tasks, request.n_questions), usage=usage)
 
     # -- checking ---------------------------------------------------------------------------------------
 
@@ -407,6 +396,32 @@ class OpenAIJudge:
         with self._usage_lock:
             self._usage = self._usage + usage
         return usage
+
+
+def _extracted(answer: ExtractionAnswer, tasks: Sequence[str], n_questions: int) -> dict[str, Any]:
+    """The parts an extraction answer gives for the tasks asked, and what it set aside from the texts asked
+    about (counted nowhere; explanations show it)."""
+    found: dict[str, Any] = {}
+    if "response_claims" in tasks:
+        found["response_claims"] = [Claim(text=text) for text in _distinct(answer.response_claims)]
+    if "reference_claims" in tasks:
+        found["reference_claims"] = [Claim(text=text) for text in _distinct(answer.reference_claims)]
+    if "reference_entities" in tasks:
+        found["reference_entities"] = _distinct(answer.reference_entities)
+    if "questions" in tasks:
+        found["generated_questions"] = [
+            GeneratedQuestion(text=item.question.strip(), noncommittal=item.noncommittal)
+            for item in answer.questions[:n_questions]
+            if item.question.strip()
+        ]
+    sources = {source for source in ("response", "reference") if f"{source}_claims" in tasks}
+    if sources:
+        found["skipped"] = [
+            SkippedPiece(source=piece.source, text=piece.text.strip(), reason=piece.reason.strip())
+            for piece in answer.set_aside
+            if piece.source in sources and piece.text.strip() and piece.reason.strip()
+        ]
+    return found
 
 
 def _distinct(texts: Sequence[str]) -> list[str]:
