@@ -171,7 +171,8 @@ def main() -> None:
                 share = f"{rate / bound:8.0%}" if bound else "       –"
                 print(f"{latency_ms:6.0f}ms {round_:5d} {name:>13} {rate:10.1f} {cpu:14.1f} {share:>9}", flush=True)
             if len(rows) == 2:
-                print(f"{'':>8} {round_:5d} {'judge / bare':>13} {rates['judge'][-1] / rates['openai alone'][-1]:10.2f}")
+                ratio = rates["judge"][-1] / rates["openai alone"][-1]
+                print(f"{'':>8} {round_:5d} {'judge / bare':>13} {ratio:10.2f}")
         if len(rows) == 2 and args.rounds > 1:
             ratios = [judge / bare for judge, bare in zip(rates["judge"], rates["openai alone"], strict=True)]
             print(f"{latency_ms:6.0f}ms judge / bare, median of {args.rounds} rounds: {statistics.median(ratios):.2f}")

@@ -118,7 +118,8 @@ def read_chunk_check(
     whole = _whole(value, ChunkCheckAnswer)
     read = whole if isinstance(whole, ChunkCheckAnswer) else None
     claims = _aligned(claim_items, read.claims if read is not None else None, ClaimRow, claim_ids)
-    entities = _aligned(entity_items, read.entities if read is not None and entity_ids else None, EntityFound, entity_ids)
+    read_entities = read.entities if read is not None and entity_ids else None
+    entities = _aligned(entity_items, read_entities, EntityFound, entity_ids)
     rows: dict[str, Row] = {}
     notes = list(claims.notes)
     for claim_id, claim in claims.items.items():

@@ -21,6 +21,7 @@ from typing import Any, TypeVar, cast
 
 from pydantic import SecretStr
 
+from ragmetrics_core.construct import builder
 from ragmetrics_core.evidence import (
     CHECK_PARTS,
     EXTRACTION_PARTS,
@@ -128,9 +129,11 @@ class OpenAIJudge:
         self._chat = endpoint(config.base_url, config.api_key)
         self._embeddings: OpenAIEndpoint | None = None
         if config.embedding_model is not None:
-            self._embeddings = endpoint(
-                config.embedding_base_url or config.base_url, config.embedding_api_key or config.api_key
-            )
+            embedding_url = config.embedding_base_url or config.base_url
+            embedding_key = config.embedding_api_key or config.api_key
+            same = embedding_url == config.base_url and embedding_key == config.api_key
+            # One endpoint, one client and connection pool, when embeddings come from the chat endpoint.
+            self._embeddings = self._chat if same else endpoint(embedding_url, embedding_key)
         self._similarity_fallback = similarity_fallback
         self._usage = Usage()
         self._usage_lock = threading.Lock()
@@ -140,9 +143,9 @@ class OpenAIJudge:
 
     async def aclose(self) -> None:
         """Close the judge's connections on the running loop (they also close when that loop shuts down)."""
-        for endpoint in (self._chat, self._embeddings):
-            if endpoint is not None:
-                await endpoint.aclose()
+        await self._chat.aclose()
+        if self._embeddings is not None and self._embeddings is not self._chat:
+            await self._embeddings.aclose()
 
     @property
     def name(self) -> str:
@@ -526,45 +529,60 @@ class _CheckAsks:
     def result(
         self, text_verdicts: dict[str, TextCheck], rows: dict[str, Row], found: dict[str, bool], usage: Usage
     ) -> CheckResult:
+        check = _CheckMaker()
         parts: dict[Part, Callable[[], object]] = {
             Part.RESPONSE_VS_REFERENCE: lambda: _against_text(
-                text_verdicts, self.response_ids, self.reference_text, "no reference was given"
+                check, text_verdicts, self.response_ids, self.reference_text, "no reference was given"
             ),
             Part.REFERENCE_VS_RESPONSE: lambda: _against_text(
-                text_verdicts, self.reference_ids, self.response_text, "the response is empty"
+                check, text_verdicts, self.reference_ids, self.response_text, "the response is empty"
             ),
-            Part.RESPONSE_VS_CHUNKS: lambda: self._per_chunk(rows, self.response_ids),
-            Part.REFERENCE_VS_CHUNKS: lambda: self._per_chunk(rows, self.reference_ids),
-            Part.RESPONSE_VS_CONTEXTS: lambda: self._together(rows, self.response_ids),
-            Part.REFERENCE_VS_CONTEXTS: lambda: self._together(rows, self.reference_ids),
+            Part.RESPONSE_VS_CHUNKS: lambda: self._per_chunk(check, rows, self.response_ids),
+            Part.REFERENCE_VS_CHUNKS: lambda: self._per_chunk(check, rows, self.reference_ids),
+            Part.RESPONSE_VS_CONTEXTS: lambda: self._together(check, rows, self.response_ids),
+            Part.REFERENCE_VS_CONTEXTS: lambda: self._together(check, rows, self.reference_ids),
             Part.ENTITIES_IN_CONTEXTS: lambda: [found.get(e, False) for e in self.entity_ids],
         }
         result = {part.value: read() for part, read in parts.items() if part in self.want}
         return CheckResult(**result, usage=usage)
 
-    def _per_chunk(self, rows: dict[str, Row], claim_ids: list[str]) -> list[list[Check]]:
+    def _per_chunk(self, check: _CheckMaker, rows: dict[str, Row], claim_ids: list[str]) -> list[list[Check]]:
         if not self.chunks:
             return [[] for _ in claim_ids]
         return [
             [
-                Check(
-                    verdict=rows[i].chunks[c],
-                    rationale=None if rows[i].chunks[c] is Verdict.NEUTRAL else rows[i].rationale or None,
-                )
+                check(rows[i].chunks[c], None if rows[i].chunks[c] is Verdict.NEUTRAL else rows[i].rationale or None)
                 for c in self.chunk_ids
             ]
             for i in claim_ids
         ]
 
-    def _together(self, rows: dict[str, Row], claim_ids: list[str]) -> list[Check]:
+    def _together(self, check: _CheckMaker, rows: dict[str, Row], claim_ids: list[str]) -> list[Check]:
         if not self.chunks:
-            return [Check(verdict=Verdict.NEUTRAL, rationale="no contexts were retrieved") for _ in claim_ids]
-        return [Check(verdict=rows[i].together, rationale=rows[i].rationale or None) for i in claim_ids]
+            return [check(Verdict.NEUTRAL, "no contexts were retrieved") for _ in claim_ids]
+        return [check(rows[i].together, rows[i].rationale or None) for i in claim_ids]
+
+
+_new_check = builder(Check)
+
+
+class _CheckMaker:
+    """``Check`` objects by (verdict, rationale), each built once per answer: a chunk check repeats a few of them
+    many times (a claim's neutral cells), and a check is frozen, so one object serves every cell that says it."""
+
+    def __init__(self) -> None:
+        self._made: dict[tuple[Verdict, str | None], Check] = {}
+
+    def __call__(self, verdict: Verdict, rationale: str | None) -> Check:
+        made = self._made.get((verdict, rationale))
+        if made is None:
+            made = self._made[verdict, rationale] = _new_check({"verdict": verdict, "rationale": rationale})
+        return made
 
 
 def _against_text(
-    verdicts: dict[str, TextCheck], claim_ids: list[str], premise: str, missing_premise: str
+    check: _CheckMaker, verdicts: dict[str, TextCheck], claim_ids: list[str], premise: str, missing_premise: str
 ) -> list[Check]:
     if not premise:
-        return [Check(verdict=Verdict.NEUTRAL, rationale=missing_premise) for _ in claim_ids]
-    return [Check(verdict=verdicts[i].verdict, rationale=verdicts[i].rationale or None) for i in claim_ids]
+        return [check(Verdict.NEUTRAL, missing_premise) for _ in claim_ids]
+    return [check(verdicts[i].verdict, verdicts[i].rationale or None) for i in claim_ids]

@@ -33,8 +33,13 @@ _SYNONYMS = {
 }
 
 
+_LABELS = frozenset(verdict.value for verdict in Verdict)
+
+
 def normalize_verdict(value: object) -> object:
     """Map the labels models actually produce onto ours; anything unreadable fails validation."""
+    if isinstance(value, str) and value in _LABELS:  # what structured output gives: nothing to map
+        return value
     if isinstance(value, bool):
         return Verdict.ENTAILED.value if value else Verdict.NEUTRAL.value
     if not isinstance(value, str):
