@@ -29,6 +29,7 @@ from ragmetrics_core.judges.openai.schemas import (
 )
 
 ItemT = TypeVar("ItemT", bound=WithId)
+AnswerT = TypeVar("AnswerT", bound=BaseModel)
 
 
 @dataclass(frozen=True)
@@ -47,19 +48,28 @@ class TextCheck:
 
 
 def read_extraction(reply: ChatAnswer, tasks: Sequence[str]) -> ExtractionAnswer:
-    parsed = parse_json_answer(reply.content)
-    if parsed.repaired or reply.finish_reason == "length":
-        # A cut-off claim list would silently drop claims: never accept one.
-        raise AnswerFormatError("the answer was cut off before it ended (max_tokens too small?)")
+    if reply.finish_reason == "length":
+        raise AnswerFormatError(_CUT_OFF)
+    answer = _whole(reply, ExtractionAnswer) or _extraction_in_text(reply.content, tasks)
+    if "questions" in tasks and not any(item.question.strip() for item in answer.questions):
+        raise AnswerFormatError("the answer has no generated questions")
+    return answer
+
+
+_CUT_OFF = "the answer was cut off before it ended (max_tokens too small?)"
+
+
+def _extraction_in_text(text: str, tasks: Sequence[str]) -> ExtractionAnswer:
+    """The extraction found in an answer that is not just its JSON object (prose, fences, a think block)."""
+    parsed = parse_json_answer(text)
+    if parsed.repaired:
+        raise AnswerFormatError(_CUT_OFF)  # a cut-off claim list would silently drop claims: never accept one
     if not isinstance(parsed.value, dict):
         raise AnswerFormatError("the answer is not a JSON object")
     absent = [task for task in tasks if task not in parsed.value]
     if absent:
         raise AnswerFormatError(f"the answer lacks {', '.join(absent)}")
-    answer = read_model({key: parsed.value.get(key, []) for key in ExtractionAnswer.model_fields}, ExtractionAnswer)
-    if "questions" in tasks and not any(item.question.strip() for item in answer.questions):
-        raise AnswerFormatError("the answer has no generated questions")
-    return answer
+    return read_model({key: parsed.value.get(key, []) for key in ExtractionAnswer.model_fields}, ExtractionAnswer)
 
 
 def _items(value: object, key: str) -> list[object]:
@@ -71,10 +81,13 @@ def _items(value: object, key: str) -> list[object]:
     return items
 
 
-def _whole(value: object, model: type[BaseModel]) -> BaseModel | None:
-    """The answer read in one pass, or ``None`` when some item does not fit (then items are read one by one)."""
+def _whole(reply: ChatAnswer, model: type[AnswerT]) -> AnswerT | None:
+    """The answer read in one pass when it is one JSON object of the model's shape and nothing else (what structured
+    output gives); ``None`` otherwise, and then it is found in the text and its items are read one by one."""
+    if not reply.content.startswith("{"):
+        return None
     try:
-        return model.model_validate(value)
+        return model.model_validate_json(reply.content)
     except ValidationError:
         return None
 
@@ -95,10 +108,11 @@ def _id_of(item: WithId) -> str | None:
 def read_text_check(
     reply: ChatAnswer, claim_ids: Sequence[str], _: Sequence[str]
 ) -> tuple[Alignment[TextCheck], Alignment[bool]]:
-    value = parse_json_answer(reply.content).value
-    items = _items(value, "verdicts")
-    whole = _whole(value, TextCheckAnswer)
-    verdicts = _aligned(items, whole.verdicts if isinstance(whole, TextCheckAnswer) else None, TextVerdict, claim_ids)
+    whole = _whole(reply, TextCheckAnswer)
+    if whole is not None:
+        verdicts = _aligned([], whole.verdicts, TextVerdict, claim_ids)
+    else:
+        verdicts = _aligned(_items(parse_json_answer(reply.content).value, "verdicts"), None, TextVerdict, claim_ids)
     return (
         Alignment(
             items={i: TextCheck(Verdict(item.verdict), item.rationale.strip()) for i, item in verdicts.items.items()},
@@ -112,14 +126,14 @@ def read_text_check(
 def read_chunk_check(
     reply: ChatAnswer, claim_ids: Sequence[str], entity_ids: Sequence[str], chunk_ids: Sequence[str]
 ) -> tuple[Alignment[Row], Alignment[bool]]:
-    value = parse_json_answer(reply.content).value
-    claim_items = _items(value, "claims")
-    entity_items = _items(value, "entities") if entity_ids else []
-    whole = _whole(value, ChunkCheckAnswer)
-    read = whole if isinstance(whole, ChunkCheckAnswer) else None
-    claims = _aligned(claim_items, read.claims if read is not None else None, ClaimRow, claim_ids)
-    read_entities = read.entities if read is not None and entity_ids else None
-    entities = _aligned(entity_items, read_entities, EntityFound, entity_ids)
+    whole = _whole(reply, ChunkCheckAnswer)
+    if whole is not None:
+        claims = _aligned([], whole.claims, ClaimRow, claim_ids)
+        entities = _aligned([], whole.entities if entity_ids else [], EntityFound, entity_ids)
+    else:
+        value = parse_json_answer(reply.content).value
+        claims = _aligned(_items(value, "claims"), None, ClaimRow, claim_ids)
+        entities = _aligned(_items(value, "entities") if entity_ids else [], None, EntityFound, entity_ids)
     rows: dict[str, Row] = {}
     notes = list(claims.notes)
     for claim_id, claim in claims.items.items():

@@ -14,6 +14,7 @@ import asyncio
 import importlib
 import logging
 import math
+import operator
 import threading
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
@@ -439,8 +440,8 @@ def _distinct(texts: Sequence[str]) -> list[str]:
 
 
 def _cosine(left: Sequence[float], right: Sequence[float]) -> float:
-    dot = sum(a * b for a, b in zip(left, right, strict=False))
-    norm = math.sqrt(sum(a * a for a in left)) * math.sqrt(sum(b * b for b in right))
+    dot = sum(map(operator.mul, left, right))  # zip's shorter length, in C
+    norm = math.hypot(*left) * math.hypot(*right)
     return 0.0 if norm == 0 else max(-1.0, min(1.0, dot / norm))
 
 
