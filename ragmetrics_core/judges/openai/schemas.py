@@ -9,7 +9,7 @@ asks for the strict form: every field required, every object closed, an id as a 
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError, WithJsonSchema, WrapValidator
 from pydantic_core.core_schema import ValidatorFunctionWrapHandler
@@ -67,9 +67,14 @@ def _clean_id(value: object) -> object:
     return value.strip() if isinstance(value, str) else value
 
 
-ReadVerdict = Annotated[VerdictLabel, BeforeValidator(normalize_verdict)]
-ReadText = Annotated[str, BeforeValidator(_text_of), WithJsonSchema({"type": "string"})]
-ReadId = Annotated[str | None, BeforeValidator(_clean_id), WithJsonSchema({"type": "string"})]
+# Each lenient type is a union: the value as asked for, which pydantic-core checks without calling Python (what
+# structured output gives, every time), else the value repaired by a Python function. The schema asks for the first.
+ReadVerdict = Annotated[
+    VerdictLabel | Annotated[VerdictLabel, BeforeValidator(normalize_verdict)],
+    WithJsonSchema({"type": "string", "enum": list(get_args(VerdictLabel))}),
+]
+ReadText = Annotated[str | Annotated[str, BeforeValidator(_text_of)], WithJsonSchema({"type": "string"})]
+ReadId = Annotated[str | Annotated[str, BeforeValidator(_clean_id)] | None, WithJsonSchema({"type": "string"})]
 """Asked for as a string; read as ``None`` when absent, so that a list without ids can be placed by position."""
 
 SET_ASIDE_REASONS = (
@@ -88,7 +93,7 @@ SET_ASIDE_REASONS = (
 
 
 class _Answer(BaseModel):
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="ignore", str_strip_whitespace=True)
 
 
 class GeneratedQuestionAnswer(_Answer):
