@@ -58,6 +58,19 @@ _LIMITS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple[str, in
 _LIMITS_LOCK = threading.Lock()
 
 
+@dataclass(frozen=True, slots=True)
+class ChatAsk:
+    """One chat request as the judge makes it: the model, the messages and parameters, and the answer's shape (its
+    name and strict JSON schema, sent as ``response_format`` at the endpoint's structured-output level)."""
+
+    model: str
+    messages: list[dict[str, str]]
+    params: Mapping[str, Any]
+    structured_output: StructuredOutput
+    schema_name: str
+    schema: dict[str, Any]
+
+
 @dataclass(frozen=True)
 class ChatAnswer:
     content: str
@@ -263,17 +276,7 @@ class OpenAIEndpoint:
 
     # -- chat -------------------------------------------------------------------------------------------
 
-    async def chat_json(
-        self,
-        *,
-        model: str,
-        messages: list[dict[str, str]],
-        params: Mapping[str, Any],
-        structured_output: StructuredOutput,
-        schema_name: str,
-        schema: dict[str, Any],
-        read: Callable[[ChatAnswer], T],
-    ) -> tuple[T, Usage]:
+    async def chat_json(self, ask: ChatAsk, read: Callable[[ChatAnswer], T]) -> tuple[T, Usage]:
         """Ask for a JSON answer and read it with ``read``; only answers that read cleanly are cached.
 
         ``read`` raises :class:`AnswerFormatError` for an unusable answer; that propagates with the call's
@@ -282,8 +285,8 @@ class OpenAIEndpoint:
         key = ""
         if self._cache is not None:
             # Hashing the messages and the schema costs a JSON dump of the request: only with a cache to look in.
-            options = {**params, "structured_output": structured_output, "schema": schema}
-            key = cache_key("chat", model, messages, options)
+            options = {**ask.params, "structured_output": ask.structured_output, "schema": ask.schema}
+            key = cache_key("chat", ask.model, ask.messages, options)
             cached = await self._cache.aget(key)
             if isinstance(cached, dict) and isinstance(cached.get("content"), str):
                 try:
@@ -292,7 +295,7 @@ class OpenAIEndpoint:
                     logger.warning("ignoring an unreadable cached answer from %s", self.endpoint)
                 else:
                     return value, Usage(cache_hits=1)
-        answer, usage = await self._chat(model, messages, params, structured_output, schema_name, schema)
+        answer, usage = await self._chat(ask)
         try:
             value = read(answer)
         except AnswerFormatError as error:
@@ -301,26 +304,18 @@ class OpenAIEndpoint:
         if self._cache is not None:
             await self._cache.aput(
                 key,
-                model=model,
+                model=ask.model,
                 kind="chat",
                 value={"content": answer.content, "finish_reason": answer.finish_reason},
             )
         return value, usage
 
-    async def _chat(
-        self,
-        model: str,
-        messages: list[dict[str, str]],
-        params: Mapping[str, Any],
-        structured_output: StructuredOutput,
-        schema_name: str,
-        schema: dict[str, Any],
-    ) -> tuple[ChatAnswer, Usage]:
+    async def _chat(self, ask: ChatAsk) -> tuple[ChatAnswer, Usage]:
         usage = Usage()
         while True:
-            level = self._level(structured_output)
-            request = self._adapted({"model": model, "messages": messages, **params})
-            response_format = _response_format(level, schema_name, schema)
+            level = self._level(ask.structured_output)
+            request = self._adapted({"model": ask.model, "messages": ask.messages, **ask.params})
+            response_format = _response_format(level, ask.schema_name, ask.schema)
             if response_format is not None:
                 request["response_format"] = response_format
             try:
@@ -331,7 +326,7 @@ class OpenAIEndpoint:
                 if error.status in _FORMAT_REFUSAL_STATUS and self._adapt_to_refusal(error.detail, request):
                     usage = usage + error.usage
                     continue
-                if structured_output == "auto" and error.status in _FORMAT_REFUSAL_STATUS and level != "off":
+                if ask.structured_output == "auto" and error.status in _FORMAT_REFUSAL_STATUS and level != "off":
                     # The endpoint refuses this response_format: step down once and remember it.
                     logger.warning(
                         "%s refused response_format=%s (HTTP %s); falling back",

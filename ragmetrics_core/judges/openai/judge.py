@@ -17,7 +17,7 @@ import math
 import operator
 import threading
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, TypeVar, cast
 
 from pydantic import SecretStr
@@ -52,7 +52,7 @@ from ragmetrics_core.judges.openai.answers import (
     read_extraction,
     read_text_check,
 )
-from ragmetrics_core.judges.openai.client import ChatAnswer, Clock, EndpointError, OpenAIEndpoint, Sleep
+from ragmetrics_core.judges.openai.client import ChatAnswer, ChatAsk, Clock, EndpointError, OpenAIEndpoint, Sleep
 from ragmetrics_core.judges.openai.config import OpenAIJudgeConfig
 from ragmetrics_core.judges.openai.parsing import (
     Alignment,
@@ -136,6 +136,9 @@ class OpenAIJudge:
             # One endpoint, one client and connection pool, when embeddings come from the chat endpoint.
             self._embeddings = self._chat if same else endpoint(embedding_url, embedding_key)
         self._similarity_fallback = similarity_fallback
+        self._params: dict[str, Any] = {"temperature": config.temperature, "max_tokens": config.max_tokens}
+        if config.seed is not None:
+            self._params["seed"] = config.seed
         self._usage = Usage()
         self._usage_lock = threading.Lock()
 
@@ -302,25 +305,12 @@ class OpenAIJudge:
         read: Callable[[ChatAnswer], T],
     ) -> tuple[T, Usage]:
         """One chat call; an unusable answer is asked once more with a note saying what was wrong."""
-        params: dict[str, Any] = {
-            "temperature": self.config.temperature,
-            "max_tokens": self.config.max_tokens,
-        }
-        if self.config.seed is not None:
-            params["seed"] = self.config.seed
+        config = self.config
+        ask = ChatAsk(config.model, messages, self._params, config.structured_output, schema_name, schema)
         spent = Usage()
-        prompt = messages
         for attempt in (1, 2):
             try:
-                value, usage = await self._chat.chat_json(
-                    model=self.config.model,
-                    messages=prompt,
-                    params=params,
-                    structured_output=self.config.structured_output,
-                    schema_name=schema_name,
-                    schema=schema,
-                    read=read,
-                )
+                value, usage = await self._chat.chat_json(ask, read)
                 return value, self._record(self._priced(spent + usage))
             except EndpointError as error:
                 error.usage = self._record(self._priced(spent + error.usage))  # all this ask spent, on the error
@@ -336,7 +326,7 @@ class OpenAIJudge:
                     what,
                     reason,
                 )
-                prompt = with_retry_note(messages, reason)
+                ask = replace(ask, messages=with_retry_note(messages, reason))
         raise JudgeError(
             f"{self.config.endpoint} ({self.config.model}) gave no usable {what} answer in 2 tries: {reason}",
             usage=self._record(self._priced(spent)),
