@@ -10,6 +10,10 @@ its own (so its CPU is not the measured process's; the machine's other core serv
   embeddings; it reads nothing of the answers. This is the ceiling for one process on this machine: what the
   judge would reach if its own work (prompts, reading answers, masking secrets, metrics) cost nothing.
 
+- **judge, answers replayed** (``--rows replay``, not by default): the judge with the endpoint's answers to a sample
+  recorded once and replayed without HTTP: the CPU our own work costs a sample (prompts, reading answers, masking
+  secrets, the engine's metrics and explanations), apart from the client and the machine's other load.
+
 Printed: samples/s, CPU ms per sample of the measuring process, and per round the judge's ratio to the bare client
 (the target: at least 0.9 of its samples/s at 0 ms) in samples/s and in CPU per sample (the bare client's ms over
 the judge's: at 0 ms one process is bound by its CPU, so this is the ratio samples/s tend to when the process has a
@@ -25,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import statistics
 import subprocess
 import sys
@@ -39,7 +44,7 @@ import openai
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from ragmetrics_core.engine import Evaluator
-from ragmetrics_core.judges.openai import OpenAIJudge, OpenAIJudgeConfig
+from ragmetrics_core.judges.openai import OpenAIJudge, OpenAIJudgeConfig, wire
 from ragmetrics_core.judges.openai.client import OpenAIEndpoint
 from tests.llm.samples import synthetic_sample
 
@@ -149,7 +154,52 @@ def bare_row(samples: int, latency_s: float) -> tuple[float, float]:
         return asyncio.run(post_all())
 
 
-ROWS = {"judge": judge_row, "openai alone": bare_row}
+def replay_row(samples: int, latency_s: float) -> tuple[float, float]:
+    """Samples/s and CPU ms per sample of the judge reading recorded answers instead of posting requests."""
+    with fake_server(latency_s) as base_url:
+        judge = _judge(base_url)
+        bodies: dict[str, bytes] = {}
+        chat, embeddings = OpenAIEndpoint._create_completion, OpenAIEndpoint._create_embeddings
+
+        def task_of(body: dict[str, Any]) -> str:
+            return str(json.loads(body["messages"][-1]["content"].split("<data>")[1].split("</data>")[0])["task"])
+
+        async def record(path: str, body: dict[str, Any]) -> bytes:
+            client = openai.AsyncOpenAI(base_url=base_url, api_key="sk-bench", max_retries=0)
+            answer = await client.post(path, body=body, cast_to=bytes)
+            await client.close()
+            bodies[task_of(body) if path == "/chat/completions" else "embed"] = answer
+            return answer
+
+        async def record_chat(self: OpenAIEndpoint, request: dict[str, Any]) -> Any:
+            return wire.read_completion(await record("/chat/completions", request))
+
+        async def record_embeddings(self: OpenAIEndpoint, model: str, texts: list[str]) -> Any:
+            return wire.read_embeddings(await record("/embeddings", {"model": model, "input": list(texts)}))
+
+        async def replay_chat(self: OpenAIEndpoint, request: dict[str, Any]) -> Any:
+            return wire.read_completion(bodies[task_of(request)])
+
+        async def replay_embeddings(self: OpenAIEndpoint, model: str, texts: list[str]) -> Any:
+            return wire.read_embeddings(bodies["embed"])
+
+        batch = [synthetic_sample(CHUNKS) for _ in range(samples)]
+        try:
+            OpenAIEndpoint._create_completion = record_chat  # type: ignore[method-assign]
+            OpenAIEndpoint._create_embeddings = record_embeddings  # type: ignore[method-assign]
+            Evaluator(judge=judge).evaluate(batch[0])
+            OpenAIEndpoint._create_completion = replay_chat  # type: ignore[method-assign]
+            OpenAIEndpoint._create_embeddings = replay_embeddings  # type: ignore[method-assign]
+            wall, cpu = time.perf_counter(), time.process_time()
+            asyncio.run(Evaluator(judge=judge).aevaluate_many(batch, concurrency=CONCURRENCY, progress=False))
+            wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+        finally:
+            OpenAIEndpoint._create_completion = chat  # type: ignore[method-assign]
+            OpenAIEndpoint._create_embeddings = embeddings  # type: ignore[method-assign]
+    return samples / wall, 1000 * cpu / samples
+
+
+ROWS = {"judge": judge_row, "openai alone": bare_row, "judge, replayed": replay_row}
 
 
 def main() -> None:
@@ -157,12 +207,13 @@ def main() -> None:
     parser.add_argument("--samples", type=int, default=200)
     parser.add_argument("--latency-ms", type=float, nargs="+", default=[0.0, 200.0])
     parser.add_argument("--rounds", type=int, default=2, help="each row this many times, alternating")
-    parser.add_argument("--rows", nargs="+", choices=["judge", "bare"], default=["judge", "bare"])
+    parser.add_argument("--rows", nargs="+", choices=["judge", "bare", "replay"], default=["judge", "bare"])
     args = parser.parse_args()
-    rows = [name for name, key in (("judge", "judge"), ("openai alone", "bare")) if key in args.rows]
+    keys = {"judge": "judge", "openai alone": "bare", "judge, replayed": "replay"}
+    rows = [name for name, key in keys.items() if key in args.rows]
     print(f"{args.samples} samples of {CHUNKS} chunks, concurrency {CONCURRENCY}; the fake server runs in a process "
           "of its own")
-    print(f"{'latency':>8} {'round':>5} {'row':>13} {'samples/s':>10} {'CPU ms/sample':>14} {'of bound':>9}")
+    print(f"{'latency':>8} {'round':>5} {'row':>15} {'samples/s':>10} {'CPU ms/sample':>14} {'of bound':>9}")
     for latency_ms in args.latency_ms:
         bound = CONCURRENCY / (ROUNDS * latency_ms / 1000) if latency_ms else None
         measured: dict[str, list[tuple[float, float]]] = {name: [] for name in rows}
@@ -171,12 +222,12 @@ def main() -> None:
                 rate, cpu = ROWS[name](args.samples, latency_ms / 1000)
                 measured[name].append((rate, cpu))
                 share = f"{rate / bound:8.0%}" if bound else "       –"
-                print(f"{latency_ms:6.0f}ms {round_:5d} {name:>13} {rate:10.1f} {cpu:14.1f} {share:>9}", flush=True)
-            if len(rows) == 2:
+                print(f"{latency_ms:6.0f}ms {round_:5d} {name:>15} {rate:10.1f} {cpu:14.1f} {share:>9}", flush=True)
+            if {"judge", "openai alone"} <= set(rows):
                 (judge_rate, judge_cpu), (bare_rate, bare_cpu) = measured["judge"][-1], measured["openai alone"][-1]
-                print(f"{'':>8} {round_:5d} {'judge / bare':>13} {judge_rate / bare_rate:10.2f} "
+                print(f"{'':>8} {round_:5d} {'judge / bare':>15} {judge_rate / bare_rate:10.2f} "
                       f"{bare_cpu / judge_cpu:14.2f}   (CPU: bare's ms / judge's ms)")
-        if len(rows) == 2 and args.rounds > 1:
+        if {"judge", "openai alone"} <= set(rows) and args.rounds > 1:
             pairs = list(zip(measured["judge"], measured["openai alone"], strict=True))
             rate_ratio = statistics.median(judge[0] / bare[0] for judge, bare in pairs)
             cpu_ratio = statistics.median(bare[1] / judge[1] for judge, bare in pairs)
