@@ -86,3 +86,76 @@ def test_one_aggregation_mode_type_and_the_old_literal_name_warns() -> None:
     assert aggregate([], "ragchecker").mode is AggregationMode.RAGCHECKER  # the strings still work
     with pytest.raises(ValueError):
         aggregate([], "median")
+
+
+class _RecordingBackend:
+    """A scoring backend that scores nothing itself: it hands each sample a result made here."""
+
+    def __init__(self) -> None:
+        self.seen: list[str] = []
+
+    def __call__(self, todo: typing.Any, record: typing.Any, *, progress: bool, resumed: int) -> None:
+        from ragmetrics_core.results import EvaluationResult
+
+        for item in todo:
+            self.seen.append(item[1].id)
+            record(item, EvaluationResult(sample_id=item[1].id, judge="recording", scores={}))
+
+
+def _two_samples() -> list[dict[str, object]]:
+    return [{"id": f"s{n}", "user_input": "q?", "retrieved_contexts": ["c"], "response": "r."} for n in range(2)]
+
+
+def test_the_file_engine_is_now_the_scoring_backend() -> None:
+    from ragmetrics_core import batch
+
+    with pytest.warns(DeprecationWarning, match="ScoringBackend"):
+        assert protocols.FileEngine is protocols.ScoringBackend
+    with pytest.warns(DeprecationWarning, match="ScoringBackend"):
+        assert batch.FileEngine is batch.ScoringBackend
+    assert "FileEngine" not in protocols.__all__
+
+
+def test_evaluate_file_takes_backend_and_still_accepts_engine(tmp_path: typing.Any) -> None:
+    from ragmetrics_core.batch import evaluate_file
+
+    backend = _RecordingBackend()
+    run = evaluate_file(_two_samples(), out=tmp_path / "new.jsonl", backend=backend, progress=False)
+    assert backend.seen == ["s0", "s1"] and run.evaluated == 2
+    old = _RecordingBackend()
+    with pytest.warns(DeprecationWarning, match="backend="):
+        run = evaluate_file(_two_samples(), out=tmp_path / "old.jsonl", engine=old, progress=False)
+    assert old.seen == ["s0", "s1"] and run.evaluated == 2
+    with pytest.raises(TypeError, match="backend= only"):
+        evaluate_file(_two_samples(), backend=backend, engine=old, progress=False)
+
+
+def test_the_ray_engine_module_is_now_the_ray_backend() -> None:
+    pytest.importorskip("ray")
+    import ragmetrics_core.scale.ray_engine as old_module
+    from ragmetrics_core.scale import ray_backend
+
+    with pytest.warns(DeprecationWarning, match="ray_backend.RayBackend"):
+        assert old_module.RayFileEngine is ray_backend.RayBackend
+    with pytest.warns(DeprecationWarning, match="ray_backend.evaluate_on_ray"):
+        assert old_module.evaluate_on_ray is ray_backend.evaluate_on_ray
+    with pytest.raises(AttributeError):
+        _ = old_module.no_such_name  # type: ignore[attr-defined]
+
+
+def test_the_cli_takes_backend_and_still_accepts_engine(
+    tmp_path: typing.Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+
+    from ragmetrics_core.cli import main
+
+    source = tmp_path / "in.jsonl"
+    source.write_text("".join(json.dumps(row) + "\n" for row in _two_samples()), "utf-8")
+    assert main(["evaluate", str(source), "--backend", "local", "--out", str(tmp_path / "new.jsonl")]) == 0
+    assert "deprecated" not in capsys.readouterr().err
+    assert main(["evaluate", str(source), "--engine", "local", "--out", str(tmp_path / "old.jsonl")]) == 0
+    assert "--engine is deprecated" in capsys.readouterr().err
+    assert len((tmp_path / "old.jsonl").read_text("utf-8").splitlines()) == 2
+    with pytest.raises(SystemExit):
+        main(["evaluate", str(source), "--backend", "spark"])

@@ -125,7 +125,7 @@ def ray_head(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 @pytest.fixture(scope="session")
 def ray_cluster(ray_head: str) -> Iterator[str]:
     """This process joined to the head node (as a driver); yields the address."""
-    from ragmetrics_core.scale.ray_engine import connect
+    from ragmetrics_core.scale.ray_backend import connect
 
     os.environ.pop("RAY_ADDRESS", None)
     started = connect(ray_head)
