@@ -22,8 +22,9 @@ import logging
 import sys
 import threading
 import time
+import warnings
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass, fields
 from typing import Any
 from uuid import UUID
 
@@ -47,9 +48,9 @@ def _is_interrupt(error: BaseException) -> bool:
 
 
 @dataclass(slots=True, frozen=True)
-class HandlerStats(RunTableStats):
-    """Counters since the handler was created: the handler's own below, and the run table's live state and
-    evictions (:class:`~ragmetrics_langchain.runs.RunTableStats`, whose fields it has)."""
+class HandlerStats:
+    """Counters since the handler was created: the handler's own, and in ``runs`` the run table's live state and
+    evictions (:class:`~ragmetrics_langchain.runs.RunTableStats`: ``stats.runs.live_runs``, ...)."""
 
     samples_submitted: int
     skipped_no_retrieval: int
@@ -57,9 +58,23 @@ class HandlerStats(RunTableStats):
     runs_interrupted: int
     submit_failures: int
     callback_failures: int
+    runs: RunTableStats
+
+    def __getattr__(self, name: str) -> int:
+        # The run table's counters were fields of HandlerStats itself; read through ``runs`` for one release.
+        if name not in _RUN_TABLE_COUNTERS:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        warnings.warn(
+            f"HandlerStats.{name} is deprecated and will be removed in the next release; use .runs.{name}",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        value: int = getattr(self.runs, name)
+        return value
 
 
-_OWN_COUNTERS = tuple(f.name for f in fields(HandlerStats) if f.name not in {f.name for f in fields(RunTableStats)})
+_RUN_TABLE_COUNTERS = frozenset(f.name for f in fields(RunTableStats))
+_OWN_COUNTERS = tuple(f.name for f in fields(HandlerStats) if f.name != "runs")
 
 
 class RagMetricsCallbackHandler(BaseCallbackHandler):
@@ -239,7 +254,7 @@ class RagMetricsCallbackHandler(BaseCallbackHandler):
     def stats(self) -> HandlerStats:
         with self._counts_lock:
             counts = dict(self._counts)
-        return HandlerStats(**counts, **asdict(self._runs.stats()))
+        return HandlerStats(**counts, runs=self._runs.stats())
 
     # -- internals ----------------------------------------------------------------------------------
 

@@ -47,6 +47,10 @@ class RootRun:
 
 @dataclass(slots=True, frozen=True)
 class RunTableStats:
+    """The run table's live state and what it let go: runs started (and LangGraph runs resumed), runs and children
+    tracked now, interrupted runs waiting for their resume, runs evicted by age or by the ``max_runs`` bound, and
+    retrievers ignored because they ran outside any tracked run. ``HandlerStats.runs`` holds it."""
+
     runs_started: int
     runs_resumed: int
     live_runs: int

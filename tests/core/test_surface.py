@@ -3,6 +3,7 @@ protocols in one place, and renamed keyword arguments accepted under their old n
 
 from __future__ import annotations
 
+import dataclasses
 import typing
 import warnings
 
@@ -159,3 +160,22 @@ def test_the_cli_takes_backend_and_still_accepts_engine(
     assert len((tmp_path / "old.jsonl").read_text("utf-8").splitlines()) == 2
     with pytest.raises(SystemExit):
         main(["evaluate", str(source), "--backend", "spark"])
+
+
+def test_handler_stats_hold_the_run_tables_record_and_still_answer_its_old_flat_names() -> None:
+    from ragmetrics_langchain import HandlerStats, RagMetricsCallbackHandler, RunTableStats
+
+    class Sink:
+        def submit(self, sample: object, origin: object = None) -> object:
+            return None
+
+    stats = RagMetricsCallbackHandler(pipeline=Sink()).stats()
+    assert isinstance(stats, HandlerStats) and isinstance(stats.runs, RunTableStats)
+    assert stats.runs.live_runs == 0 and stats.samples_submitted == 0
+    assert not {field.name for field in dataclasses.fields(RunTableStats)} & {
+        field.name for field in dataclasses.fields(HandlerStats)
+    }  # composed, not re-listed
+    with pytest.warns(DeprecationWarning, match=r"\.runs\.evicted_overflow"):
+        assert stats.evicted_overflow == stats.runs.evicted_overflow
+    with pytest.raises(AttributeError):
+        _ = stats.no_such_counter
