@@ -173,4 +173,5 @@ def test_interrupt_without_thread_id_is_dropped_quietly(sink: RecordingSink, cap
         handler.on_chain_error(GraphInterrupt(()), run_id=root)
     assert not caplog.records
     stats = handler.stats()
-    assert (stats.runs_interrupted, stats.runs.parked_interrupted, stats.runs.live_runs, stats.runs_failed) == (1, 0, 0, 0)
+    runs = stats.runs
+    assert (stats.runs_interrupted, runs.parked_interrupted, runs.live_runs, stats.runs_failed) == (1, 0, 0, 0)
