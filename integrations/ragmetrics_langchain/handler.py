@@ -36,6 +36,9 @@ from ragmetrics_core.online.types import SampleSink, SpanRef
 from ragmetrics_langchain.extract import describe, input_text, plain_run_metadata
 from ragmetrics_langchain.runs import CaptureOptions, RootRun, RunTable, RunTableStats, build
 
+__all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
+
+
 logger = logging.getLogger("ragmetrics.langchain")
 
 _INTERRUPT_ERRORS = frozenset({"GraphInterrupt", "NodeInterrupt"})

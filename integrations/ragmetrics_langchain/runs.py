@@ -22,6 +22,8 @@ from uuid import UUID
 from ragmetrics_core.online.types import Origin, SampleDraft, SpanRef
 from ragmetrics_langchain.extract import contexts_from_documents, describe, output_text
 
+__all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
+
 
 @dataclass(slots=True, eq=False)
 class RootRun:

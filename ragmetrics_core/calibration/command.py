@@ -22,6 +22,9 @@ if TYPE_CHECKING:
     from ragmetrics_core.formats import RowError
     from ragmetrics_core.judge_factory import JudgeSettings
 
+__all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
+
+
 DEFAULT_METRICS = ("faithfulness",)
 
 

@@ -20,6 +20,9 @@ from ragmetrics_core.metrics.strengths import Strengths, Undetermined
 from ragmetrics_core.results import Direction
 from ragmetrics_core.sample import RagSample
 
+__all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
+
+
 P = EvidencePart
 
 

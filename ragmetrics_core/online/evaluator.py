@@ -32,6 +32,9 @@ from ragmetrics_core.online.worker import Submission, Worker, WorkerConfig
 from ragmetrics_core.ratelog import RateLimitedLog
 from ragmetrics_core.sample import RagSample
 
+__all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
+
+
 _log = logging.getLogger("ragmetrics.online")
 _NO_ORIGIN = Origin()
 

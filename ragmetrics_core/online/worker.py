@@ -33,6 +33,9 @@ from ragmetrics_core.results import EvaluationResult
 from ragmetrics_core.runner import is_cancellation
 from ragmetrics_core.sample import RagSample
 
+__all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
+
+
 _log = logging.getLogger("ragmetrics.online")
 
 _IDLE_POLL_S = 1.0

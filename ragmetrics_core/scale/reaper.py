@@ -23,6 +23,9 @@ from collections.abc import Iterable
 
 import psutil
 
+__all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
+
+
 POLL_S = 0.5
 GRACE_S = 5.0
 

@@ -29,6 +29,9 @@ from ragmetrics_core.sample import RagSample
 if TYPE_CHECKING:
     import pyarrow
 
+__all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
+
+
 RECORD_COLUMN = "record"
 """The full JSONL results line of a row (what ``ragmetrics evaluate --out x.jsonl`` writes)."""
 

@@ -17,6 +17,8 @@ from typing import Protocol, runtime_checkable
 
 from ragmetrics_core.online.types import EvaluationRecord, Origin, SampleView, SpanRef
 
+__all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
+
 
 @runtime_checkable
 class Emitter(Protocol):

@@ -31,6 +31,9 @@ from ragmetrics_core.online import semconv as sc
 from ragmetrics_core.online.stats import OnlineStats
 from ragmetrics_core.online.types import EvaluationRecord
 
+__all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
+
+
 _SCOPE = "ragmetrics"
 
 Attributes = dict[str, AttributeValue]

@@ -26,6 +26,9 @@ from ragmetrics_core.online import semconv as sc
 from ragmetrics_core.online.emitters import otel_attributes as attrs
 from ragmetrics_core.online.types import EvaluationRecord, Origin, SampleView, SpanRef
 
+__all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
+
+
 _SCOPE = "ragmetrics"
 
 MAX_UNENDED_SPANS = 10_000
