@@ -22,7 +22,6 @@ import logging
 import sys
 import threading
 import time
-import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any
@@ -63,20 +62,11 @@ class HandlerStats:
     callback_failures: int
     runs: RunTableStats
 
-    def __getattr__(self, name: str) -> int:
-        # The run table's counters were fields of HandlerStats itself; read through ``runs`` for one release.
-        if name not in _RUN_TABLE_COUNTERS:
-            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-        warnings.warn(
-            f"HandlerStats.{name} is deprecated and will be removed in the next release; use .runs.{name}",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        value: int = getattr(self.runs, name)
-        return value
 
+# The run table's counters were fields of HandlerStats itself: each still reads, through ``runs``, for one release.
+for _counter in fields(RunTableStats):
+    setattr(HandlerStats, _counter.name, renamed_attribute("HandlerStats", _counter.name, f"runs.{_counter.name}"))
 
-_RUN_TABLE_COUNTERS = frozenset(f.name for f in fields(RunTableStats))
 _OWN_COUNTERS = tuple(f.name for f in fields(HandlerStats) if f.name != "runs")
 
 

@@ -112,8 +112,9 @@ def _two_samples() -> list[dict[str, object]]:
 def test_the_file_engine_is_now_the_scoring_backend() -> None:
     from ragmetrics_core import batch
 
-    with pytest.warns(DeprecationWarning, match="ScoringBackend"):
+    with pytest.warns(DeprecationWarning, match="ScoringBackend") as caught:
         assert protocols.FileEngine is protocols.ScoringBackend
+    assert caught[0].filename == __file__  # the warning points at the line that used the old name
     with pytest.warns(DeprecationWarning, match="ScoringBackend"):
         assert batch.FileEngine is batch.ScoringBackend
     assert "FileEngine" not in protocols.__all__
@@ -126,8 +127,9 @@ def test_evaluate_file_takes_backend_and_still_accepts_engine(tmp_path: typing.A
     run = evaluate_file(_two_samples(), out=tmp_path / "new.jsonl", backend=backend, progress=False)
     assert backend.seen == ["s0", "s1"] and run.evaluated == 2
     old = _RecordingBackend()
-    with pytest.warns(DeprecationWarning, match="backend="):
+    with pytest.warns(DeprecationWarning, match="backend=") as caught:
         run = evaluate_file(_two_samples(), out=tmp_path / "old.jsonl", engine=old, progress=False)
+    assert caught[0].filename == __file__
     assert old.seen == ["s0", "s1"] and run.evaluated == 2
     with pytest.raises(TypeError, match="backend= only"):
         evaluate_file(_two_samples(), backend=backend, engine=old, progress=False)
@@ -177,8 +179,9 @@ def test_handler_stats_hold_the_run_tables_record_and_still_answer_its_old_flat_
     assert not {field.name for field in dataclasses.fields(RunTableStats)} & {
         field.name for field in dataclasses.fields(HandlerStats)
     }  # composed, not re-listed
-    with pytest.warns(DeprecationWarning, match=r"\.runs\.evicted_overflow"):
+    with pytest.warns(DeprecationWarning, match=r"\.runs\.evicted_overflow") as caught:
         assert stats.evicted_overflow == stats.runs.evicted_overflow
+    assert caught[0].filename == __file__
     with pytest.raises(AttributeError):
         _ = stats.no_such_counter
 
