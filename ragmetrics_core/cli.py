@@ -28,7 +28,6 @@ if TYPE_CHECKING:
 
 __all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
 
-
 EXIT_OK, EXIT_PARTIAL, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 EXIT_BROKEN_PIPE = 128 + 13  # killed by SIGPIPE, as a shell reports it
 

@@ -14,7 +14,6 @@ from pydantic import BaseModel
 
 __all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
 
-
 M = TypeVar("M", bound=BaseModel)
 
 

@@ -20,7 +20,6 @@ from ragmetrics_core.results import EvaluationResult
 
 __all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
 
-
 Item = TypeVar("Item")
 
 

@@ -37,7 +37,6 @@ from ragmetrics_langchain.runs import CaptureOptions, RootRun, RunTable, RunTabl
 
 __all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
 
-
 logger = logging.getLogger("ragmetrics.langchain")
 
 _INTERRUPT_ERRORS = frozenset({"GraphInterrupt", "NodeInterrupt"})

@@ -24,7 +24,6 @@ from ragmetrics_llamaindex.stats import CaptureStats, Outcome
 
 __all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
 
-
 _log = logging.getLogger("ragmetrics_llamaindex")
 
 

@@ -24,7 +24,6 @@ if TYPE_CHECKING:
 
 __all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
 
-
 DEFAULT_METRICS = ("faithfulness",)
 
 

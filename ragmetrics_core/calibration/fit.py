@@ -28,7 +28,6 @@ if TYPE_CHECKING:
 
 __all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
 
-
 MIN_SAMPLES = 50
 """Labelled samples with a determined score below which a metric is not calibrated (the fit would be noise)."""
 MIN_PER_CLASS = 5

@@ -13,7 +13,6 @@ from ragmetrics_core.sample import RagSample
 
 __all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
 
-
 LABEL_COLUMNS = ("label", "faithful", "human_label", "is_faithful")
 """Where a label is looked for when no column is named (the first one a sample has)."""
 

@@ -11,7 +11,6 @@ from ragmetrics_core.online.types import ContextDraft, Origin, SampleDraft, Samp
 
 __all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
 
-
 CHAIN_NAME = "ragmetrics-demo"
 
 

@@ -16,7 +16,6 @@ from pydantic import BaseModel, ConfigDict
 
 __all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
 
-
 DIMENSIONS = 256
 TOP_K = 3
 _WORD = re.compile(r"[a-z0-9]+")

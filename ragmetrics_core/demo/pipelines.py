@@ -19,7 +19,6 @@ if TYPE_CHECKING:
 
 __all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
 
-
 Scored = list[tuple[RagSample, EvaluationResult]]
 
 

@@ -22,7 +22,6 @@ from opentelemetry.sdk.trace.export import BatchSpanProcessor, ConsoleSpanExport
 
 __all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
 
-
 ENDPOINT_VARIABLE = "OTEL_EXPORTER_OTLP_ENDPOINT"
 
 

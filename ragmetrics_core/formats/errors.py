@@ -7,7 +7,6 @@ from dataclasses import dataclass
 
 __all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
 
-
 NO_SAMPLES = "no samples to evaluate (the input is empty or has no rows)"
 
 

@@ -22,7 +22,6 @@ from ragmetrics_core.sample import RagSample
 
 __all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
 
-
 InputFormat = Literal["auto", "jsonl", "json", "csv", "ragchecker"]
 Source = str | Path | TextIO | Any
 """A path (or ``-``), an open text stream, or rows in memory (:mod:`ragmetrics_core.formats.tables`)."""

@@ -18,7 +18,6 @@ from ragmetrics_core.formats.errors import InputError, RowError, describe_value,
 
 __all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
 
-
 TableFormat = Literal["jsonl", "json", "csv"]
 
 # Keys under which a JSON object may wrap its list of rows (RAGChecker uses "results").

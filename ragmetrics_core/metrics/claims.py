@@ -21,7 +21,6 @@ from ragmetrics_core.metrics.options import Scoring
 
 __all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
 
-
 StrengthOf = Callable[[Check], float]
 
 

@@ -22,7 +22,6 @@ from ragmetrics_core.sample import RagSample
 
 __all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
 
-
 P = EvidencePart
 
 

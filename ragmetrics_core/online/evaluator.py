@@ -34,7 +34,6 @@ from ragmetrics_core.sample import RagSample
 
 __all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
 
-
 _log = logging.getLogger("ragmetrics.online")
 _NO_ORIGIN = Origin()
 

@@ -23,7 +23,6 @@ from ragmetrics_core.text import truncate
 
 __all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
 
-
 _log = logging.getLogger("ragmetrics.online")
 
 REDACTION_FAILED = "[redaction failed]"

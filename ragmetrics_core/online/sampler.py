@@ -29,7 +29,6 @@ from ragmetrics_core.online.types import SamplingDecision as SamplingDecision  #
 
 __all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
 
-
 _KEY_MASK = (1 << 64) - 1
 _KEY_SPACE = 1 << 64
 _ESTIMATE_WINDOW = 20

@@ -35,7 +35,6 @@ from ragmetrics_core.sample import RagSample
 
 __all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
 
-
 _log = logging.getLogger("ragmetrics.online")
 
 _IDLE_POLL_S = 1.0

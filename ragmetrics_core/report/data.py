@@ -17,7 +17,6 @@ from ragmetrics_core.sample import RagSample
 
 __all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
 
-
 DETAIL_LIMIT = 1000
 """Samples shown in full in a report; the figures always cover every sample."""
 

@@ -27,7 +27,6 @@ from ragmetrics_core.summary_format import format_usage, undetermined_reasons
 
 __all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
 
-
 CATEGORIES: tuple[tuple[str, str, str], ...] = (
     # (category id, label, css class)
     ("correct_grounded", "correct, grounded in a chunk", "cat-grounded"),

@@ -9,7 +9,6 @@ from ragmetrics_core.results import Direction
 
 __all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
 
-
 BINS = 10
 _GOOD = (46, 160, 67)
 _BAD = (207, 34, 46)

@@ -25,7 +25,6 @@ import psutil
 
 __all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
 
-
 POLL_S = 0.5
 GRACE_S = 5.0
 

@@ -31,7 +31,6 @@ if TYPE_CHECKING:
 
 __all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
 
-
 RECORD_COLUMN = "record"
 """The full JSONL results line of a row (what ``ragmetrics evaluate --out x.jsonl`` writes)."""
 

@@ -6,7 +6,6 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 __all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
 
-
 TEMPLATE_FIELDS = ("{premise}", "{hypothesis}")
 
 

@@ -38,7 +38,6 @@ from ragmetrics_core.results import MetricScore
 
 __all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
 
-
 _log = logging.getLogger("ragmetrics.online")
 
 DEFAULT_BASE_URL = "https://cloud.langfuse.com"

@@ -33,7 +33,6 @@ from ragmetrics_core.online.types import EvaluationRecord
 
 __all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
 
-
 _SCOPE = "ragmetrics"
 
 Attributes = dict[str, AttributeValue]

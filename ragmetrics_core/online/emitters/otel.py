@@ -28,7 +28,6 @@ from ragmetrics_core.online.types import EvaluationRecord, Origin, SampleView, S
 
 __all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
 
-
 _SCOPE = "ragmetrics"
 
 MAX_UNENDED_SPANS = 10_000

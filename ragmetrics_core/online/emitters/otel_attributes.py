@@ -16,7 +16,6 @@ from ragmetrics_core.results import ClaimExplanation, MetricScore
 
 __all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
 
-
 Attributes = dict[str, AttributeValue]
 
 

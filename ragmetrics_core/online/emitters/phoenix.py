@@ -17,7 +17,6 @@ from ragmetrics_core.results import MetricScore
 
 __all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
 
-
 AnnotatorKind = Literal["LLM", "CODE", "HUMAN"]
 
 
