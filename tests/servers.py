@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import socket
+import subprocess
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import TypeVar
 
 T = TypeVar("T")
@@ -27,3 +29,21 @@ def poll(fetch: Callable[[], T], done: Callable[[T], bool], timeout_s: float, in
         time.sleep(interval_s)
         value = fetch()
     return value
+
+
+def wait_until_ready(name: str, server: subprocess.Popen[bytes], ready_url: str, log: Path, timeout_s: float) -> None:
+    """Return once ``ready_url`` answers 200; raise with the end of the server's ``log`` if the server exits first or
+    ``timeout_s`` passes."""
+    import httpx
+
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            raise RuntimeError(f"{name} exited with {server.returncode}:\n{log.read_text()[-3000:]}")
+        try:
+            if httpx.get(ready_url, timeout=1).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.25)
+    raise RuntimeError(f"{name} did not become ready:\n{log.read_text()[-3000:]}")

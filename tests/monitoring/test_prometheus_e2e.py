@@ -31,7 +31,7 @@ from ragmetrics_langchain import RagMetricsCallbackHandler
 from tests.langchain.conftest import make_store, rag_chain
 from tests.monitoring.promql import RULES, dashboard_queries, instantiate
 from tests.online.judges import ScriptedJudge
-from tests.servers import free_port, poll
+from tests.servers import free_port, poll, wait_until_ready
 
 PROMETHEUS = shutil.which("prometheus")
 pytestmark = [
@@ -147,7 +147,7 @@ def prometheus(app: App, tmp_path: Path) -> Iterator[Prometheus]:
         url = f"http://127.0.0.1:{port}"
         try:
             with httpx.Client(timeout=5) as client:
-                _wait_until_ready(server, client, url, log_path)
+                wait_until_ready("prometheus", server, f"{url}/-/ready", log_path, timeout_s=60)
                 yield Prometheus(url, client)
         finally:
             server.terminate()
@@ -156,20 +156,6 @@ def prometheus(app: App, tmp_path: Path) -> Iterator[Prometheus]:
             except subprocess.TimeoutExpired:
                 server.kill()
                 server.wait(timeout=10)
-
-
-def _wait_until_ready(server: subprocess.Popen[bytes], client: httpx.Client, url: str, log: Path) -> None:
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if server.poll() is not None:
-            raise RuntimeError(f"prometheus exited with {server.returncode}:\n{log.read_text()[-3000:]}")
-        try:
-            if client.get(f"{url}/-/ready").status_code == 200:
-                return
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.25)
-    raise RuntimeError(f"prometheus did not become ready:\n{log.read_text()[-3000:]}")
 
 
 def test_prometheus_scrapes_scores_and_counters_of_a_langchain_app(app: App, prometheus: Prometheus) -> None:

@@ -28,7 +28,7 @@ from ragmetrics_core.online import semconv as sc
 from ragmetrics_core.online.types import Origin
 from tests.online.conftest import METRICS, paris_draft
 from tests.online.judges import ScriptedJudge
-from tests.servers import free_port, poll
+from tests.servers import free_port, poll, wait_until_ready
 
 pytestmark = [
     pytest.mark.slow,
@@ -61,7 +61,7 @@ def phoenix_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[s
     )
     url = f"http://127.0.0.1:{port}"
     try:
-        _wait_until_ready(server, url, workdir / "server.log")
+        wait_until_ready("phoenix serve", server, f"{url}/healthz", workdir / "server.log", timeout_s=120)
         yield url, server.pid
     finally:
         server.terminate()
@@ -98,20 +98,6 @@ def _is_loopback(ip: str) -> bool:
     if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
         return address.ipv4_mapped.is_loopback  # grpc binds 127.0.0.1 through an IPv6 socket: ::ffff:127.0.0.1
     return address.is_loopback
-
-
-def _wait_until_ready(server: subprocess.Popen[bytes], url: str, log: Path) -> None:
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        if server.poll() is not None:
-            raise RuntimeError(f"phoenix serve exited with {server.returncode}:\n{log.read_text()[-3000:]}")
-        try:
-            if httpx.get(f"{url}/healthz", timeout=1).status_code == 200:
-                return
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.5)
-    raise RuntimeError(f"phoenix serve did not become ready:\n{log.read_text()[-3000:]}")
 
 
 def tracer_provider(url: str, project: str) -> Any:
