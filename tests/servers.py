@@ -47,3 +47,13 @@ def wait_until_ready(name: str, server: subprocess.Popen[bytes], ready_url: str,
             pass
         time.sleep(0.25)
     raise RuntimeError(f"{name} did not become ready:\n{log.read_text()[-3000:]}")
+
+
+def stop(server: subprocess.Popen[bytes]) -> None:
+    """SIGTERM, then SIGKILL if the server has not exited within 20 seconds."""
+    server.terminate()
+    try:
+        server.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        server.kill()
+        server.wait(timeout=10)

@@ -31,7 +31,7 @@ from ragmetrics_langchain import RagMetricsCallbackHandler
 from tests.langchain.conftest import make_store, rag_chain
 from tests.monitoring.promql import RULES, dashboard_queries, instantiate
 from tests.online.judges import ScriptedJudge
-from tests.servers import free_port, poll, wait_until_ready
+from tests.servers import free_port, poll, stop, wait_until_ready
 
 PROMETHEUS = shutil.which("prometheus")
 pytestmark = [
@@ -150,12 +150,7 @@ def prometheus(app: App, tmp_path: Path) -> Iterator[Prometheus]:
                 wait_until_ready("prometheus", server, f"{url}/-/ready", log_path, timeout_s=60)
                 yield Prometheus(url, client)
         finally:
-            server.terminate()
-            try:
-                server.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                server.kill()
-                server.wait(timeout=10)
+            stop(server)
 
 
 def test_prometheus_scrapes_scores_and_counters_of_a_langchain_app(app: App, prometheus: Prometheus) -> None:

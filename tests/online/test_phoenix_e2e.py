@@ -28,7 +28,7 @@ from ragmetrics_core.online import semconv as sc
 from ragmetrics_core.online.types import Origin
 from tests.online.conftest import METRICS, paris_draft
 from tests.online.judges import ScriptedJudge
-from tests.servers import free_port, poll, wait_until_ready
+from tests.servers import free_port, poll, stop, wait_until_ready
 
 pytestmark = [
     pytest.mark.slow,
@@ -64,12 +64,7 @@ def phoenix_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[s
         wait_until_ready("phoenix serve", server, f"{url}/healthz", workdir / "server.log", timeout_s=120)
         yield url, server.pid
     finally:
-        server.terminate()
-        try:
-            server.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait(timeout=10)
+        stop(server)
         log.close()
 
 
