@@ -41,7 +41,8 @@ def wait_until_ready(name: str, server: subprocess.Popen[bytes], ready_url: str,
         if server.poll() is not None:
             raise RuntimeError(f"{name} exited with {server.returncode}:\n{log.read_text()[-3000:]}")
         try:
-            if httpx.get(ready_url, timeout=1).status_code == 200:
+            # A loaded machine answers slowly; a short read timeout would count a slow answer as "not ready".
+            if httpx.get(ready_url, timeout=5).status_code == 200:
                 return
         except httpx.HTTPError:
             pass

@@ -61,7 +61,7 @@ def phoenix_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[s
     )
     url = f"http://127.0.0.1:{port}"
     try:
-        wait_until_ready("phoenix serve", server, f"{url}/healthz", workdir / "server.log", timeout_s=120)
+        wait_until_ready("phoenix serve", server, f"{url}/healthz", workdir / "server.log", timeout_s=240)
         yield url, server.pid
     finally:
         stop(server)
