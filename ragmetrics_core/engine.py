@@ -185,7 +185,7 @@ class Evaluator:
             sample_id=sample.id,
             judge=self.judge.name,
             scores=scores,
-            explanations=explain(evidence, sample),
+            explanations=explain(evidence, sample, strengths),
             evidence=evidence,
             usage=usage or Usage(),
             error=_why_no_scores(scores, evidence, unmet),

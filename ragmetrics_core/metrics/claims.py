@@ -62,6 +62,8 @@ def strengths_of(checks: Sequence[Check], strength: StrengthOf) -> list[float]:
 def chunk_relevance(chunk_strengths: Sequence[Sequence[float]], n_chunks: int) -> list[float]:
     """relevance_j = max_g s(chunk_j ⊨ g): the levels at which chunk j entails some reference claim, from the
     strengths ``chunk_strengths[g][j]``."""
+    if chunk_strengths and all(len(row) == n_chunks for row in chunk_strengths):
+        return [max(column) for column in zip(*chunk_strengths)]  # the usual shape: one strength per chunk
     return [max((row[j] for row in chunk_strengths), default=0.0) for j in range(n_chunks)]
 
 
