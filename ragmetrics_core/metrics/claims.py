@@ -63,7 +63,7 @@ def chunk_relevance(chunk_strengths: Sequence[Sequence[float]], n_chunks: int) -
     """relevance_j = max_g s(chunk_j ⊨ g): the levels at which chunk j entails some reference claim, from the
     strengths ``chunk_strengths[g][j]``."""
     if chunk_strengths and all(len(row) == n_chunks for row in chunk_strengths):
-        return [max(column) for column in zip(*chunk_strengths)]  # the usual shape: one strength per chunk
+        return [max(column) for column in zip(*chunk_strengths, strict=True)]  # the usual shape: one strength per chunk
     return [max((row[j] for row in chunk_strengths), default=0.0) for j in range(n_chunks)]
 
 
