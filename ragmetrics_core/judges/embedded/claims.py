@@ -21,7 +21,6 @@ from ragmetrics_core.judges.embedded.answer_rules.chinese_claims import split_ch
 from ragmetrics_core.judges.embedded.answer_rules.nonclaims import Skipped, set_aside
 from ragmetrics_core.judges.embedded.answer_rules.previous_subject import names_something, resolve_leading_pronoun
 from ragmetrics_core.judges.embedded.answer_rules.reactions import is_reaction, without_hedge
-from ragmetrics_core.judges.embedded.lexicon import words
 from ragmetrics_core.judges.embedded.memo import text_cache
 from ragmetrics_core.judges.embedded.normalize import terms
 from ragmetrics_core.judges.embedded.segment import language, sentences
@@ -59,19 +58,12 @@ _RU_VERB_RE = re.compile(
     r"(?:л|ла|ло|ли|лся|лась|лось|лись|ет|ит|ют|ут|ат|ят|ется|ится|ются|ятся|ено|ена|ен|ан|ана|ано)$"
 )
 _RU_PAST_RE = re.compile(r"[^\W\d_]{3,}(?:ли|ла|ло|лся|лась|лось|лись)$")
-_EN_COMMON_VERBS = frozenset(
-    words("won wrote led made took went became began founded built has have had won lost gave got ran held left "
-    "includes contains uses serves remains plays lives works says said told claims claimed believes thinks added "
-    "notes noted states stated explains explained argues argued suggests suggested mentions mentioned reports "
-    "reported describes described highlights highlighted emphasizes emphasized reveals revealed")
-)
+_EN_COMMON_VERBS = lexicon.EN.set("common_verbs")
 _EN_SUBJECT_VERBS = lexicon.EN_AUXILIARIES | _EN_COMMON_VERBS
 """The verbs that end an English sentence's subject."""
 # Participles describing a lasting state ("located in"), as opposed to a past event ("founded in").
-_STATE_PARTICIPLES = frozenset(
-    words("known located based headquartered situated owned operated managed used called named considered regarded")
-)
-_EN_DETERMINERS = frozenset(words("the a an this that these those some many most other such"))
+_STATE_PARTICIPLES = lexicon.EN.set("state_participles")
+_EN_DETERMINERS = lexicon.EN.set("determiners")
 
 
 def extract_claims(text: str) -> list[Claim]:

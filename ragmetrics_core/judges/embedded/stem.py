@@ -9,29 +9,10 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from ragmetrics_core.judges.embedded.lexicon import words
+from ragmetrics_core.judges.embedded.lexicon import EN, RU
 
-EN_SUFFIXES = tuple(
-    sorted(
-        words("""
-        izations ization isations isation ations ation ions ion nesses ness ments ment ities ity ings ing
-        edly ers er ors or ies ied es ed ly ful ous ive ives al als ic ics ism ist ists est s
-        """),
-        key=len,
-        reverse=True,
-    )
-)
-RU_SUFFIXES = tuple(
-    sorted(
-        words("""
-        иями ями ами ого его ому ему ыми ими ешь ется ются ится ятся ться ать ять еть ить уть ала ила ела ыла
-        али или ели ыли ано ено ена ены ана аны ует уют ает ают яет яют ает ишь ит ят ат ут ют ет ем им ым ом
-        ой ей ий ый ая яя ое ее ые ие ую юю ах ях ов ев ам ям ия ие ью ия ал ил ел ыл ла ли ло а я о е и ы у ю ь
-        """),
-        key=len,
-        reverse=True,
-    )
-)
+EN_SUFFIXES = tuple(sorted(EN.sequence("suffixes"), key=len, reverse=True))
+RU_SUFFIXES = tuple(sorted(RU.sequence("suffixes"), key=len, reverse=True))
 
 
 def _by_length(suffixes: tuple[str, ...]) -> tuple[tuple[int, frozenset[str]], ...]:

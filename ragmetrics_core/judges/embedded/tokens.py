@@ -13,7 +13,6 @@ from functools import lru_cache
 
 from ragmetrics_core.judges.embedded import lexicon
 from ragmetrics_core.judges.embedded.knobs import KNOBS
-from ragmetrics_core.judges.embedded.lexicon import words
 from ragmetrics_core.judges.embedded.numbers import is_number_word
 from ragmetrics_core.judges.embedded.stem import stem
 
@@ -202,4 +201,4 @@ def _is_manner_adverb(lower: str) -> bool:
     return len(lower) >= 7 and lower.endswith("ly") and lower.isascii() and lower not in _LY_NOUNS
 
 
-_LY_NOUNS = frozenset(words("family assembly monopoly butterfly anomaly supply reply ally italy july homily"))
+_LY_NOUNS = lexicon.EN.set("ly_nouns")
