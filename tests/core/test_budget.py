@@ -51,3 +51,20 @@ def test_budget_must_be_positive_and_none_is_unlimited() -> None:
     with cpu_budget(None), metered():
         _burn(0.01)
         checkpoint()
+
+
+def test_the_wall_clock_bound_is_never_below_the_cpu_used() -> None:
+    # checkpoint() skips the CPU clock while this bound is within the limit, so it must never read low.
+    with cpu_budget(10.0) as budget, metered():
+        for _ in range(5):
+            _burn(0.005)
+            assert budget.used_at_most() >= budget.used()
+    assert budget.used_at_most() == budget.used()  # no stretch open: both are what was charged
+
+
+def test_a_cancelled_budget_stops_at_the_next_checkpoint_even_far_below_its_limit() -> None:
+    with cpu_budget(None) as outer, cpu_budget(60.0), metered():
+        checkpoint()
+        outer.cancel()
+        with pytest.raises(EvaluationBudgetExceeded, match="cancelled"):
+            checkpoint()
