@@ -27,8 +27,8 @@ from functools import lru_cache
 from ragmetrics_core.judges.embedded import lexicon
 from ragmetrics_core.judges.embedded.answer_rules import LanguageRules, rules
 from ragmetrics_core.judges.embedded.answer_rules.nonclaims import Skipped, set_aside
-from ragmetrics_core.judges.embedded.normalize import prepare
 from ragmetrics_core.judges.embedded.segment import language, sentences
+from ragmetrics_core.judges.embedded.tokens import prepare
 
 _MEMO_CHARS = 20_000
 """Pairs longer than this are read afresh each time (a cache must not keep huge texts alive)."""

@@ -147,18 +147,6 @@ _new_check = builder(Check)
 cheaper than ``model_construct`` too, which builds the instance in Python."""
 
 def _describe(window: Window, premise: Premise, label: str) -> str:
-    if len(window.positions) == 1:  # the commonest window: the same text as below, without the grouping
-        position = window.positions[0]
-        chunk = premise.group[position]
-        where = f"sentence {position - premise.group.index(chunk) + 1}"
-        return f"chunk {chunk + 1} {where}" if label == "contexts" else f"{label} {where}"
-    if len(window.positions) == 2 and premise.group[window.positions[0]] == premise.group[window.positions[1]]:
-        # Two sentences of one chunk (the next commonest): the text below for a single group.
-        chunk = premise.group[window.positions[0]]
-        first = premise.group.index(chunk)
-        low, high = sorted(window.positions)
-        where = f"sentences {low - first + 1}, {high - first + 1}"
-        return f"chunk {chunk + 1} {where}" if label == "contexts" else f"{label} {where}"
     parts: list[str] = []
     by_chunk: dict[int, list[int]] = {}
     for position in sorted(window.positions):

@@ -25,9 +25,9 @@ from ragmetrics_core.judges.embedded.answers import ReadAnswer, read_answer
 from ragmetrics_core.judges.embedded.claims import read_claims
 from ragmetrics_core.judges.embedded.entail import Premise, check
 from ragmetrics_core.judges.embedded.entities import entity_found, extract_entities
-from ragmetrics_core.judges.embedded.normalize import Terms, terms
 from ragmetrics_core.judges.embedded.questions import generate_questions, similarities
 from ragmetrics_core.judges.embedded.structured import readable
+from ragmetrics_core.judges.embedded.terms import Terms, terms
 
 T = TypeVar("T")
 

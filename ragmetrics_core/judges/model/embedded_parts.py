@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from ragmetrics_core.judges.embedded import EmbeddedJudge
 from ragmetrics_core.judges.embedded.answers import complete_answer
-from ragmetrics_core.judges.embedded.normalize import terms
 from ragmetrics_core.judges.embedded.segment import sentences
+from ragmetrics_core.judges.embedded.terms import terms
 
 __all__ = ["EmbeddedJudge", "complete_answer", "content_terms", "sentences"]
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from ragmetrics_core.judges.embedded.lexicon import EN
+from ragmetrics_core.judges.embedded.lexicon import EN, EN_PERSON_NOUNS
 
 BE, DO = EN.set("answer_be"), EN.set("answer_do")
 AUX = BE | DO | EN.set("answer_modals")
@@ -249,3 +249,26 @@ def resolve_things(text: str, name: str) -> str:
         return replaced[:1].upper() + replaced[1:] if at_start else replaced
 
     return _IT_RE.sub(replace, text)
+
+
+_OWNER_RE = re.compile(r"^(.+?)['’]s\s+\S")
+"""The owner in a possessive subject ("Tony Morris's car" → Tony Morris)."""
+
+
+def resolve_leading_pronoun(sentence: str, previous_subject: str) -> str:
+    """A sentence that opens with he/she/it/they or its/his/her/their about the previous sentence's subject; a
+    person's pronoun about the owner of a possessive subject."""
+    words = sentence.split(maxsplit=1)
+    if len(words) < 2:
+        return sentence
+    first = words[0].casefold()
+    if first in {"he", "she", "his", "her"}:
+        # A person: of "Tony Morris's blue Volvo was caught …", "He says …" is Tony Morris, not the Volvo.
+        owner = _OWNER_RE.match(previous_subject)
+        if owner is not None and previous_subject.split()[-1].casefold() not in EN_PERSON_NOUNS:
+            previous_subject = owner.group(1)
+    if first in {"it", "he", "she", "they"}:
+        return f"{previous_subject} {words[1]}"
+    if first in {"its", "his", "her", "their"}:
+        return f"{previous_subject}'s {words[1]}"
+    return sentence

@@ -140,3 +140,11 @@ def resolve_things(text: str, name: str) -> str:
     if first == "оно" or (first in {"его", "ее"} and len(parts) > 1 and has_verb(parts[1])):
         return " ".join([name, *parts[1:]])
     return text
+
+
+def resolve_leading_pronoun(sentence: str, previous_subject: str) -> str:
+    """A sentence that opens with он/она/оно/они about the previous sentence's subject."""
+    words = sentence.split(maxsplit=1)
+    if len(words) == 2 and words[0].casefold() in {"он", "она", "оно", "они"}:
+        return f"{previous_subject} {words[1]}"
+    return sentence
