@@ -97,12 +97,6 @@ def tokens(text: str) -> list[Token]:
     return found
 
 
-def may_join_digit_groups(text: str) -> bool:
-    """Whether digits stand on both sides of a space a digit group may take ("1 889"): only the pattern reads
-    such a text."""
-    return _SPACED_DIGITS_RE.search(text) is not None
-
-
 def _word_key(word: str) -> str:
     return stem(word.casefold().replace("ё", "е"))
 
