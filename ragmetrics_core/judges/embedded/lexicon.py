@@ -3,7 +3,8 @@
 The lists are data, one file per language (``lexicon_en.json``, ``lexicon_ru.json``, ``lexicon_zh.json``), read
 once at import and frozen: :data:`EN`, :data:`RU` and :data:`ZH` give one language's lists, and the names below
 the lists the judge reads, several languages merged where a rule reads them all. Everything is lower-case
-(``casefold``) and ``ё`` is written ``е``, matching :func:`.tokens.prepare`. The lists are small on purpose: the
+(``casefold``) and ``ё`` is written ``е``, matching :func:`.tokens.prepare` (the Russian answer rules, which read
+answers as written, list "её" beside "ее"). The lists are small on purpose: the
 function words of each language and the handful of paraphrases a purely lexical checker would otherwise count as
 missing content.
 """
@@ -25,14 +26,17 @@ class Words:
         self._lists: dict[str, Any] = json.loads(text)
 
     def set(self, name: str) -> frozenset[str]:
-        return frozenset(self._lists.get(name, ()))
+        return frozenset(self._lists[name])  # a list the file lacks is a KeyError at import, never an empty list
 
     def sequence(self, name: str) -> tuple[Any, ...]:
         """A list whose order matters (longest-first scans, replacements made in turn)."""
-        return tuple(self._lists.get(name, ()))
+        return tuple(self._lists[name])
 
     def table(self, name: str) -> Mapping[str, Any]:
-        return MappingProxyType(self._lists.get(name, {}))
+        return MappingProxyType(self._lists[name])
+
+    def has(self, name: str) -> bool:
+        return name in self._lists
 
 
 EN, RU, ZH = Words("en"), Words("ru"), Words("zh")
@@ -40,15 +44,18 @@ _ALL = (EN, RU, ZH)
 
 
 def _every_set(name: str) -> frozenset[str]:
-    return frozenset().union(*(language.set(name) for language in _ALL))
+    """The list of every language that has one (a list need not exist in every language)."""
+    return frozenset().union(*(language.set(name) for language in _ALL if language.has(name)))
 
 
 def _every_sequence(name: str) -> tuple[Any, ...]:
-    return tuple(item for language in _ALL for item in language.sequence(name))
+    return tuple(item for language in _ALL if language.has(name) for item in language.sequence(name))
 
 
 def _every_table(name: str) -> Mapping[str, Any]:
-    return MappingProxyType({key: value for language in _ALL for key, value in language.table(name).items()})
+    return MappingProxyType(
+        {key: value for language in _ALL if language.has(name) for key, value in language.table(name).items()}
+    )
 
 
 EN_STOPWORDS = EN.set("stopwords")
