@@ -54,6 +54,22 @@ _TWO_EVENTS = ["The Eiffel Tower was completed in 1889.", "The Statue of Liberty
         # A sentence that names the subject among others speaks of it.
         (["The Eiffel Tower, built by Gustave Eiffel's company, was completed in 1889."],
          "The Eiffel Tower was completed in 1889.", True),
+        # A sentence that names someone the claim names speaks of them, whatever word opens the claim.
+        (["The 36-year-old passenger, Gary Terry of Davenport, Florida, was pronounced dead, Florida police said."],
+         "Authorities identify the passenger as 36-year-old Gary Terry.", True),
+        # A sentence about another subject opens with that subject: not a date, not a phrase without a name.
+        (["Roma gangs sold babies in France. In July 2013, Marseille detectives received a tip about one sale."],
+         "Roma gangs sold babies in 2013.", True),
+        (["Ellanora Baidoo wants a divorce. The couple married in 2009 in a civil ceremony in New York."],
+         "Ellanora Baidoo married in 2009.", True),
+        # Whoever reports a number is not what it is said of.
+        (["Ellanora Baidoo wants a divorce. Attorney Andrew Spinnell says the couple married in 2009."],
+         "Ellanora Baidoo married in 2009.", True),
+        # Near misses the other way: the other sentence opens with its own subject and shares no name.
+        (["Ellanora Baidoo wants a divorce. Andrew Spinnell married in 2009 in New York."],
+         "Ellanora Baidoo married in 2009.", False),
+        (["Apple was founded in 1976 by Steve Jobs.", "Microsoft was founded in 1975 by Bill Gates."],
+         "Apple was founded in 1975 by Steve Jobs.", False),
     ],
 )
 def test_a_date_said_of_another_subject_does_not_support_the_claim(

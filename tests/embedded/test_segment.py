@@ -22,9 +22,18 @@ from ragmetrics_core.judges.embedded.segment import MAX_SENTENCES, language, sen
         ('Annie Zaleski of "The A.V. Club" praised it. J.R.R. Tolkien agreed. So did we.',
          ['Annie Zaleski of "The A.V. Club" praised it.', "J.R.R. Tolkien agreed.", "So did we."]),
         ("The panel dates from c. 1491. It is fine.", ["The panel dates from c. 1491.", "It is fine."]),
+        # Highlights joined without their periods: a closed quotation before a capitalised word ends a sentence.
+        ("Parents called the changes 'unreasonable' One parent quit his job.",
+         ["Parents called the changes 'unreasonable'", "One parent quit his job."]),
+        ('Video "shows two men on a beach" Police say hundreds walked past.',
+         ['Video "shows two men on a beach"', "Police say hundreds walked past."]),
+        # Not before a lower-case word, not a quotation ending in a comma, not an apostrophe.
+        ('He read "War and Peace" twice. "It is long," Anna said. The players\' Union agreed.',
+         ['He read "War and Peace" twice.', '"It is long," Anna said.', "The players' Union agreed."]),
     ],
     ids=["abbreviations-decimals", "quotes", "ellipsis-question", "initials", "lower-case-chat", "etc",
-         "runs-of-initials", "circa"],
+         "runs-of-initials", "circa", "quotation-then-capital", "double-quotation-then-capital",
+         "quotations-inside-sentences"],
 )
 def test_english(text: str, expected: list[str]) -> None:
     assert sentences(text) == expected

@@ -18,6 +18,7 @@ from typing import NamedTuple
 from ragmetrics_core.judges.embedded import lexicon
 from ragmetrics_core.judges.embedded.knobs import KNOBS
 from ragmetrics_core.judges.embedded.terms import Terms, terms
+from ragmetrics_core.judges.embedded.tokens import word_key
 
 _WORD = r"[A-Z]\w*(?:['’][A-Z]\w*)?"
 _NAME = rf"{_WORD}(?:\s+(?:of\s+|de\s+|von\s+|van\s+)?{_WORD})*"
@@ -193,6 +194,15 @@ _BACK_REFERENCE_RE = re.compile(
 )
 
 
+_MONTH_KEYS = frozenset(map(word_key, lexicon.MONTHS))
+"""A date opening a sentence is when, not whom it speaks of ("In July 2013, …")."""
+_REPORTED_RE = re.compile(
+    "|".join(rf"(?<!\w){re.escape(words)}(?!\w)" for words in lexicon.EN.sequence("reporting_words")), re.IGNORECASE
+)
+"""A sentence that reports someone's words ("X says …", "…, X reported"): its opening name is the speaker, not what
+the number is said of. English only."""
+
+
 def claim_subject(claim: Terms) -> tuple[str, ...]:
     """The keys of the capitalised words a claim's content opens with, its subject ("The Eiffel Tower was …" →
     eiffel, tower); empty when the claim opens otherwise ("He died in 2018", "In 2019, X …") or is Chinese."""
@@ -202,21 +212,33 @@ def claim_subject(claim: Terms) -> tuple[str, ...]:
         if key not in proper:
             break
         opening.append(key)
+    if opening and opening[0] in _MONTH_KEYS:
+        return ()  # a date opens it ("In July 2013, Marseille detectives …"), like "In 2019, …"
     return tuple(opening)
 
 
 def about_another_subject(subject: tuple[str, ...], claim: Terms, unit: Terms) -> bool:
     """Whether the premise sentence ``unit`` speaks of another subject than the claim whose
-    :func:`claim_subject` is ``subject``: it names someone or something the claim does not name, mentions no name
-    of the subject, and points back to nothing with a pronoun ("The Statue of Liberty was dedicated in 1886" for
-    "The Eiffel Tower was completed in 1886"; not "Queen Elizabeth II opened it in 1973" for "The Sydney Opera
-    House opened in 1973"). Names are capitalised content words."""
+    :func:`claim_subject` is ``subject``: it opens with a subject of its own that the claim does not name, names
+    someone or something the claim does not name, mentions none of the claim's names, reports no one's words and
+    points back to nothing with a pronoun ("The Statue of Liberty was dedicated in 1886" for "The Eiffel Tower was
+    completed in 1886"; not "Queen Elizabeth II opened it in 1973" for "The Sydney Opera House opened in 1973", nor
+    "In July 2013, Marseille detectives …", "The couple married in 2009 …" or "Attorney Andrew Spinnell says the
+    couple married in 2009" for a claim about the couple). Names are capitalised content words (a sentence's first
+    word included: whether it is a name cannot be told from the sentence alone)."""
     if not unit.proper:
         return False
     weights = unit.weights
     if any(key in weights for key in subject):
         return False  # the sentence names the claim's subject
     claimed = claim.weights
+    if any(claimed.get(key, 0.0) >= KNOBS.name_weight and key in weights for key in claim.proper):
+        return False  # the sentence names someone the claim names ("… the 36-year-old passenger, Gary Terry")
     if not any(weights.get(key, 0.0) >= KNOBS.name_weight and key not in claimed for key in unit.proper):
         return False  # the sentence names nothing the claim does not
+    own = claim_subject(unit)
+    if not own or any(key in claimed for key in own):
+        return False  # the sentence does not open with a name of its own ("In July 2013, …", "The couple married …")
+    if _REPORTED_RE.search(unit.text) is not None:
+        return False  # the name is whoever reports it ("Attorney Andrew Spinnell says the couple married in 2009")
     return _BACK_REFERENCE_RE.search(unit.text.casefold()) is None

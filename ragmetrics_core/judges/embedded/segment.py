@@ -4,7 +4,8 @@ A period ends a sentence only when it is followed by whitespace and an upper-cas
 or CJK character, and the word before it is not a known abbreviation or an initial; "3.14" and "1,5" never
 split because no whitespace follows the separator. Chinese ``。！？；`` always end a sentence, closing quotes
 and brackets stay with the sentence they close. Newlines end a sentence when the line before ends with
-punctuation or the next line starts a list item.
+punctuation or the next line starts a list item. A quotation closed without a period before a capitalised word
+ends a sentence too (headlines joined without their periods: "… as 'unreasonable' One parent said …").
 """
 
 from __future__ import annotations
@@ -97,7 +98,35 @@ def split_paragraph(paragraph: str) -> list[str]:
             pieces.append(paragraph[start : match.end(3)])
         start = match.end()
     pieces.append(paragraph[start:])
+    if _QUOTE_END_RE.search(paragraph) is not None:
+        return [part for piece in pieces for part in _split_after_quotes(piece)]
     return pieces
+
+
+_QUOTE_END_RE = re.compile(r"""(['"”’])(?<![\s,.!?]['"”’])\s+[A-Z][a-z]""")
+"""A quotation closed without a period before a capitalised word ("… as 'unreasonable' One parent said …"): news
+highlights and bullet lists joined without their periods. It ends a sentence when its opening quote follows a space
+(or starts the piece): an apostrophe ("the players' Union") opens nothing."""
+_OPENING_QUOTE = {"'": "'", '"': '"', "”": "“", "’": "‘"}
+_MAX_QUOTATION = 300
+"""Characters looked back for the opening quote (a headline's quotation is short)."""
+
+
+def _split_after_quotes(piece: str) -> list[str]:
+    parts: list[str] = []
+    start = 0
+    for match in _QUOTE_END_RE.finditer(piece):
+        closing = match.start(1)
+        reach = max(start, closing - _MAX_QUOTATION)  # bounded: linear on a text of quotes that close nothing
+        opening = piece.rfind(_OPENING_QUOTE[match.group(1)], reach, closing)
+        if opening < 0 or closing - opening <= 3 or (opening > 0 and not piece[opening - 1].isspace()):
+            continue
+        if match.group(1) == '"' and piece.count('"', reach, opening) % 2:
+            continue  # that quote closes an earlier quotation: this one opens none
+        parts.append(piece[start : closing + 1])
+        start = closing + 1
+    parts.append(piece[start:])
+    return parts
 
 
 def boundaries(paragraph: str) -> list[re.Match[str]]:
