@@ -21,6 +21,8 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 
+__all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
+
 
 class EvaluationBudgetExceeded(Exception):
     """The sample spent its CPU budget; what it needs from the judge is left undetermined."""

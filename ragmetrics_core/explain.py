@@ -20,6 +20,8 @@ from ragmetrics_core.metrics.options import Scoring
 from ragmetrics_core.results import ClaimExplanation, EvaluationResult
 from ragmetrics_core.sample import RagSample
 
+__all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
+
 # What the judge established, whatever the scoring: its verdicts (the category) and its grade (the grounding).
 _VERDICT = strength_reader(Scoring.BINARY)
 _GRADED = strength_reader(Scoring.GRADED)

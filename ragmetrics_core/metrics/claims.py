@@ -19,6 +19,8 @@ from enum import StrEnum
 from ragmetrics_core.evidence import Check, Verdict
 from ragmetrics_core.metrics.options import Scoring
 
+__all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
+
 StrengthOf = Callable[[Check], float]
 
 
