@@ -1,9 +1,10 @@
 """Two checkouts of the embedded judge timed alternately on the same synthetic samples, in one run.
 
-Run by hand from the repository root, naming the checkout to compare with (e.g. main's worktree)::
+Run by hand from the repository root, naming the checkouts to compare with (e.g. main's worktree, an older commit's)::
 
     python benchmarks/embedded_alternating.py ../main            # 6 rounds
     python benchmarks/embedded_alternating.py ../main --rounds 8 --samples 400
+    python benchmarks/embedded_alternating.py ../main /tmp/old   # this against each of them, in the same rounds
 
 Each round starts one fresh process per checkout, in turn (A B, A B, …), each scoring the same samples of
 ``embedded_judge.py`` (all fifteen metrics, five contexts of ~110 words; 200 warm-up samples first) and reporting
@@ -57,19 +58,23 @@ def samples_per_second(checkout: Path, n_samples: int) -> float:
 
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("other", type=Path, help="the checkout to compare with (its repository root)")
+    parser.add_argument("others", type=Path, nargs="+", help="the checkouts to compare with (repository roots)")
     parser.add_argument("--rounds", type=int, default=6)
     parser.add_argument("--samples", type=int, default=400)
     args = parser.parse_args(argv)
-    other = args.other.resolve()
-    ratios: list[float] = []
-    print(f"samples/s per core (CPU time), {args.samples} samples a side; this = {REPO_ROOT}, other = {other}")
+    others = [other.resolve() for other in args.others]
+    ratios: list[list[float]] = [[] for _ in others]
+    print(f"samples/s per core (CPU time), {args.samples} samples a side; this = {REPO_ROOT}")
     for number in range(1, args.rounds + 1):
-        theirs = samples_per_second(other, args.samples)
-        ours = samples_per_second(REPO_ROOT, args.samples)
-        ratios.append(ours / theirs)
-        print(f"  round {number}: other {theirs:6.1f}  this {ours:6.1f}  ratio {ours / theirs:.3f}")
-    print(f"median ratio this/other: {statistics.median(ratios):.3f} (min {min(ratios):.3f}, max {max(ratios):.3f})")
+        line = []
+        for other, found in zip(others, ratios, strict=True):
+            theirs = samples_per_second(other, args.samples)
+            ours = samples_per_second(REPO_ROOT, args.samples)
+            found.append(ours / theirs)
+            line.append(f"{other.name} {theirs:6.1f} this {ours:6.1f} ratio {ours / theirs:.3f}")
+        print(f"  round {number}: " + " | ".join(line))
+    for other, found in zip(others, ratios, strict=True):
+        print(f"median ratio this/{other}: {statistics.median(found):.3f} (min {min(found):.3f}, max {max(found):.3f})")
 
 
 if __name__ == "__main__":

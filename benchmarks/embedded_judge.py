@@ -39,11 +39,17 @@ sys.path.insert(0, str(REPO_ROOT))
 
 from ragmetrics_core.engine import Evaluator  # noqa: E402
 from ragmetrics_core.judges.embedded import EmbeddedJudge  # noqa: E402
-from ragmetrics_core.judges.embedded.lexicon import words  # noqa: E402
 from ragmetrics_core.metrics import MetricOptions, Scoring  # noqa: E402
 from ragmetrics_core.sample import RagSample  # noqa: E402
 
 DATA_DIR = REPO_ROOT.parent / "shared" / "data"
+
+
+def words(text: str) -> tuple[str, ...]:
+    """The whitespace-separated words of a literal word list, in order (samples draw from them)."""
+    return tuple(text.split())
+
+
 # The baseline's own fixed list of English function words (independent of the judge's lexicon, so the
 # baseline does not move when the judge's word lists are tuned).
 BASELINE_STOPWORDS = frozenset(

@@ -6,7 +6,9 @@ Run by hand from the repository root::
     python benchmarks/embedded_verdicts.py compare before.json  # on the new code: exits 1 on any difference
 
 Samples: the throughput benchmark's synthetic ones, and BEGIN and WiCE dev rows (read from ``../shared/data``,
-skipped when absent). All fifteen metrics, so every evidence part is filled.
+skipped when absent). All fifteen metrics, so every evidence part is filled. With ``--tune`` also every row of the
+tune splits of ``../shared/data/faithfulness`` (English, Russian, Chinese) and the claim case table
+(``tests/data/claim_cases.json``, which has references): what a refactoring of the word lists must leave alone.
 """
 
 from __future__ import annotations
@@ -38,6 +40,22 @@ from ragmetrics_core.sample import RagSample  # noqa: E402
 
 _MATRICES = ("response_vs_reference", "reference_vs_response", "response_vs_chunks", "reference_vs_chunks",
              "response_vs_contexts", "reference_vs_contexts")
+
+
+def tune_samples() -> list[tuple[str, RagSample]]:
+    """The tune rows of every faithfulness set and the claim case table's rows (questions, references, EN/RU/ZH)."""
+    found = []
+    for path in sorted((DATA_DIR / "faithfulness").glob("*.jsonl")):
+        with path.open(encoding="utf-8") as handle:
+            rows = [json.loads(line) for line in handle]
+        found += [(f"tune {row['id']}", RagSample(user_input=row["user_input"], response=row["response"],
+                                                   retrieved_contexts=row["retrieved_contexts"]))
+                  for row in rows if row["split"] == "tune"]
+    table = json.loads((REPO_ROOT / "tests" / "data" / "claim_cases.json").read_text(encoding="utf-8"))
+    found += [(f"case {row['id']}", RagSample(user_input=row["question"], retrieved_contexts=row["contexts"],
+                                              response=row["response"], reference=row["reference"]))
+              for row in table["cases"]]
+    return found
 
 
 def samples(n_synthetic: int) -> list[tuple[str, RagSample]]:
@@ -80,9 +98,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("mode", choices=["dump", "compare"])
     parser.add_argument("path", type=Path)
     parser.add_argument("--synthetic", type=int, default=300)
+    parser.add_argument("--tune", action="store_true", help="also the faithfulness tune splits and the case table")
     args = parser.parse_args(argv)
     evaluator = Evaluator(judge=EmbeddedJudge())
-    current = {name: record(sample, evaluator) for name, sample in samples(args.synthetic)}
+    chosen = samples(args.synthetic) + (tune_samples() if args.tune else [])
+    current = {name: record(sample, evaluator) for name, sample in chosen}
     if args.mode == "dump":
         args.path.write_text(json.dumps(current), encoding="utf-8")
         print(f"{len(current)} samples dumped to {args.path}")

@@ -1,40 +1,56 @@
-"""LLM judge throughput in one process against a local fake OpenAI-compatible server.
+"""LLM judge throughput in one process beside the bare ``openai`` client, against a local fake endpoint.
 
-Samples/s and CPU ms per sample (this process only), all fifteen metrics (3 chat calls + 1 embeddings call per
-sample), at 0 ms and 200 ms of server latency, with one client per endpoint and loop (now) beside one client
-built per request (how the judge worked before: every client builds an SSL context, ~18 ms of CPU). At 200 ms
-the bound is set by concurrency: ``concurrency`` samples in flight, each waiting for 3 sequential rounds.
-The last row of each latency is the ``openai`` client alone, posting the judge's own four requests per sample
-with nothing of ours around them: the ceiling this machine and the fake server allow one process.
+Two rows, measured alternately in one run (``--rounds`` each), every run with a fresh fake server in a process of
+its own (so its CPU is not the measured process's; the machine's other core serves it):
 
-    .venv/bin/python benchmarks/llm_client.py              # 200 samples per run
-    .venv/bin/python benchmarks/llm_client.py --samples 50
+- **judge**: ``Evaluator`` with ``OpenAIJudge``, all fifteen metrics, ``CONCURRENCY`` samples in flight. Each sample
+  costs 4 requests in 3 rounds: the extraction, then the two checks at once, then the embeddings.
+- **openai alone**: the official client posting the very requests the judge posts for a sample (recorded from it),
+  in the same shape: ``CONCURRENCY`` samples in flight, each the extraction, then the two checks at once, then the
+  embeddings; it reads nothing of the answers. This is the ceiling for one process on this machine: what the
+  judge would reach if its own work (prompts, reading answers, masking secrets, metrics) cost nothing.
+
+- **judge, answers replayed** (``--rows replay``, not by default): the judge with the endpoint's answers to a sample
+  recorded once and replayed without HTTP: the CPU our own work costs a sample (prompts, reading answers, masking
+  secrets, the engine's metrics and explanations), apart from the client and the machine's other load.
+
+Printed: samples/s, CPU ms per sample of the measuring process, and per round the judge's ratio to the bare client
+(the target: at least 0.9 of its samples/s at 0 ms) in samples/s and in CPU per sample (the bare client's ms over
+the judge's: at 0 ms one process is bound by its CPU, so this is the ratio samples/s tend to when the process has a
+core to itself, and it moves less when other work shares the machine); at a non-zero latency, the share of the
+concurrency bound (``CONCURRENCY`` samples / 3 rounds of latency).
+
+    .venv/bin/python benchmarks/llm_client.py                       # 200 samples, 0 and 200 ms, 2 rounds
+    .venv/bin/python benchmarks/llm_client.py --samples 100 --latency-ms 0 --rounds 3
+    .venv/bin/python benchmarks/llm_client.py --rows judge --rounds 1   # one row, e.g. from another checkout
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
+import statistics
 import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager, contextmanager
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import openai
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from ragmetrics_core.engine import Evaluator
-from ragmetrics_core.judges.openai import OpenAIJudge, OpenAIJudgeConfig
+from ragmetrics_core.judges.openai import OpenAIJudge, OpenAIJudgeConfig, wire
 from ragmetrics_core.judges.openai.client import OpenAIEndpoint
 from tests.llm.samples import synthetic_sample
 
 CONCURRENCY = 16
 ROUNDS = 3  # extraction, then the two checking calls together, then the embeddings call
-REQUESTS = 4  # per sample: 3 chat calls and 1 embeddings call
-
+CHUNKS = 4
 
 SERVE = """
 import sys
@@ -43,6 +59,8 @@ with FakeOpenAIServer(latency_s=float(sys.argv[1])) as server:
     print(server.base_url, flush=True)
     sys.stdin.read()  # until the benchmark closes our stdin
 """
+
+Request = tuple[str, dict[str, Any]]
 
 
 @contextmanager
@@ -62,65 +80,73 @@ def fake_server(latency_s: float) -> Iterator[str]:
         child.wait(timeout=10)
 
 
-@asynccontextmanager
-async def _client_per_request(self: OpenAIEndpoint) -> AsyncIterator[object]:
-    """The judge's old behaviour, for comparison: a new client (and SSL context) for every request."""
-    client = self._new_client()
-    try:
-        yield client
-    finally:
-        await client.close()
+def _judge(base_url: str) -> OpenAIJudge:
+    return OpenAIJudge(OpenAIJudgeConfig(
+        model="fake-judge-1", base_url=base_url, api_key="sk-bench", embedding_model="fake-embedding",
+        concurrency=4 * CONCURRENCY,
+    ))
 
 
-def run(samples: int, latency_s: float, per_request: bool) -> tuple[float, float]:
-    original = OpenAIEndpoint._client
-    if per_request:
-        OpenAIEndpoint._client = _client_per_request  # type: ignore[assignment,method-assign]
-    try:
-        with fake_server(latency_s) as base_url:
-            judge = OpenAIJudge(OpenAIJudgeConfig(
-                model="fake-judge-1", base_url=base_url, api_key="sk-bench", embedding_model="fake-embedding",
-                concurrency=4 * CONCURRENCY,
-            ))
-            batch = [synthetic_sample(4) for _ in range(samples)]
-            wall, cpu = time.perf_counter(), time.process_time()
-            asyncio.run(Evaluator(judge=judge).aevaluate_many(batch, concurrency=CONCURRENCY, progress=False))
-            wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
-    finally:
-        OpenAIEndpoint._client = original  # type: ignore[method-assign]
+def judge_row(samples: int, latency_s: float) -> tuple[float, float]:
+    """Samples/s and CPU ms per sample of the judge scoring ``samples`` samples."""
+    with fake_server(latency_s) as base_url:
+        judge = _judge(base_url)
+        batch = [synthetic_sample(CHUNKS) for _ in range(samples)]
+        wall, cpu = time.perf_counter(), time.process_time()
+        asyncio.run(Evaluator(judge=judge).aevaluate_many(batch, concurrency=CONCURRENCY, progress=False))
+        wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     return samples / wall, 1000 * cpu / samples
 
 
-def client_alone(samples: int, latency_s: float) -> tuple[float, float]:
-    """Samples/s and CPU ms per sample of the bare client posting one sample's recorded requests over and over."""
-    recorded: list[tuple[str, dict[str, object]]] = []
+def recorded_requests(base_url: str) -> list[Request]:
+    """The four requests the judge posts for one sample, in its order (extraction, two checks, embeddings)."""
+    recorded: list[Request] = []
+    chat, embeddings = OpenAIEndpoint._create_completion, OpenAIEndpoint._create_embeddings
+
+    async def record_chat(self: OpenAIEndpoint, request: dict[str, Any]) -> Any:
+        recorded.append(("/chat/completions", dict(request)))
+        return await chat(self, request)
+
+    async def record_embeddings(self: OpenAIEndpoint, model: str, texts: list[str]) -> Any:
+        recorded.append(("/embeddings", {"model": model, "input": list(texts)}))
+        return await embeddings(self, model, texts)
+
+    OpenAIEndpoint._create_completion = record_chat  # type: ignore[method-assign]
+    OpenAIEndpoint._create_embeddings = record_embeddings  # type: ignore[method-assign]
+    try:
+        Evaluator(judge=_judge(base_url)).evaluate(synthetic_sample(CHUNKS))
+    finally:
+        OpenAIEndpoint._create_completion = chat  # type: ignore[method-assign]
+        OpenAIEndpoint._create_embeddings = embeddings  # type: ignore[method-assign]
+    paths = [path for path, _ in recorded]
+    assert paths == ["/chat/completions"] * 3 + ["/embeddings"], paths
+    return recorded
+
+
+def bare_row(samples: int, latency_s: float) -> tuple[float, float]:
+    """Samples/s and CPU ms per sample of the bare client posting the judge's requests in the judge's shape."""
     with fake_server(latency_s) as base_url:
-        judge = OpenAIJudge(OpenAIJudgeConfig(
-            model="fake-judge-1", base_url=base_url, api_key="sk-bench", embedding_model="fake-embedding",
-        ))
-        original = OpenAIEndpoint._create_completion
-
-        async def record(self: OpenAIEndpoint, request: dict[str, object]) -> object:
-            recorded.append(("/chat/completions", dict(request)))
-            return await original(self, request)
-
-        OpenAIEndpoint._create_completion = record  # type: ignore[assignment,method-assign]
-        try:
-            Evaluator(judge=judge).evaluate(synthetic_sample(4))
-        finally:
-            OpenAIEndpoint._create_completion = original  # type: ignore[method-assign]
-        recorded.append(("/embeddings", {"model": "fake-embedding", "input": ["a claim", "another claim"]}))
+        extraction, first_check, second_check, embeddings = recorded_requests(base_url)
 
         async def post_all() -> tuple[float, float]:
             client = openai.AsyncOpenAI(base_url=base_url, api_key="sk-bench", max_retries=0)
-            limit = asyncio.Semaphore(CONCURRENCY * 2)  # the judge has up to two requests of a sample in flight
 
-            async def post(path: str, body: dict[str, object]) -> None:
-                async with limit:
-                    await client.post(path, body=body, cast_to=bytes)
+            async def post(request: Request) -> None:
+                await client.post(request[0], body=request[1], cast_to=bytes)
+
+            async def one_sample() -> None:
+                await post(extraction)
+                await asyncio.gather(post(first_check), post(second_check))
+                await post(embeddings)
+
+            remaining = iter(range(samples))
+
+            async def worker() -> None:
+                for _ in remaining:
+                    await one_sample()
 
             wall, cpu = time.perf_counter(), time.process_time()
-            await asyncio.gather(*[post(*recorded[i % len(recorded)]) for i in range(samples * REQUESTS)])
+            await asyncio.gather(*(worker() for _ in range(CONCURRENCY)))
             wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
             await client.close()
             return samples / wall, 1000 * cpu / samples
@@ -128,22 +154,85 @@ def client_alone(samples: int, latency_s: float) -> tuple[float, float]:
         return asyncio.run(post_all())
 
 
+def replay_row(samples: int, latency_s: float) -> tuple[float, float]:
+    """Samples/s and CPU ms per sample of the judge reading recorded answers instead of posting requests."""
+    with fake_server(latency_s) as base_url:
+        judge = _judge(base_url)
+        bodies: dict[str, bytes] = {}
+        chat, embeddings = OpenAIEndpoint._create_completion, OpenAIEndpoint._create_embeddings
+
+        def task_of(body: dict[str, Any]) -> str:
+            return str(json.loads(body["messages"][-1]["content"].split("<data>")[1].split("</data>")[0])["task"])
+
+        async def record(path: str, body: dict[str, Any]) -> bytes:
+            client = openai.AsyncOpenAI(base_url=base_url, api_key="sk-bench", max_retries=0)
+            answer = await client.post(path, body=body, cast_to=bytes)
+            await client.close()
+            bodies[task_of(body) if path == "/chat/completions" else "embed"] = answer
+            return answer
+
+        async def record_chat(self: OpenAIEndpoint, request: dict[str, Any]) -> Any:
+            return wire.read_completion(await record("/chat/completions", request))
+
+        async def record_embeddings(self: OpenAIEndpoint, model: str, texts: list[str]) -> Any:
+            return wire.read_embeddings(await record("/embeddings", {"model": model, "input": list(texts)}))
+
+        async def replay_chat(self: OpenAIEndpoint, request: dict[str, Any]) -> Any:
+            return wire.read_completion(bodies[task_of(request)])
+
+        async def replay_embeddings(self: OpenAIEndpoint, model: str, texts: list[str]) -> Any:
+            return wire.read_embeddings(bodies["embed"])
+
+        batch = [synthetic_sample(CHUNKS) for _ in range(samples)]
+        try:
+            OpenAIEndpoint._create_completion = record_chat  # type: ignore[method-assign]
+            OpenAIEndpoint._create_embeddings = record_embeddings  # type: ignore[method-assign]
+            Evaluator(judge=judge).evaluate(batch[0])
+            OpenAIEndpoint._create_completion = replay_chat  # type: ignore[method-assign]
+            OpenAIEndpoint._create_embeddings = replay_embeddings  # type: ignore[method-assign]
+            wall, cpu = time.perf_counter(), time.process_time()
+            asyncio.run(Evaluator(judge=judge).aevaluate_many(batch, concurrency=CONCURRENCY, progress=False))
+            wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+        finally:
+            OpenAIEndpoint._create_completion = chat  # type: ignore[method-assign]
+            OpenAIEndpoint._create_embeddings = embeddings  # type: ignore[method-assign]
+    return samples / wall, 1000 * cpu / samples
+
+
+ROWS = {"judge": judge_row, "openai alone": bare_row, "judge, replayed": replay_row}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--samples", type=int, default=200)
+    parser.add_argument("--latency-ms", type=float, nargs="+", default=[0.0, 200.0])
+    parser.add_argument("--rounds", type=int, default=2, help="each row this many times, alternating")
+    parser.add_argument("--rows", nargs="+", choices=["judge", "bare", "replay"], default=["judge", "bare"])
     args = parser.parse_args()
-    print(f"{args.samples} samples, concurrency {CONCURRENCY}; the fake server runs in a process of its own")
-    print(f"{'latency':>8} {'client':>18} {'samples/s':>10} {'CPU ms/sample':>14} {'of bound':>9}")
-    for latency in (0.0, 0.2):
-        bound = CONCURRENCY / (ROUNDS * latency) if latency else None
-        for per_request in (True, False):
-            rate, cpu = run(args.samples, latency, per_request)
-            share = f"{rate / bound:8.0%}" if bound else "       –"
-            label = "per request (old)" if per_request else "per loop (now)"
-            print(f"{latency * 1000:6.0f}ms {label:>18} {rate:10.1f} {cpu:14.1f} {share:>9}")
-        rate, cpu = client_alone(args.samples, latency)
-        print(f"{latency * 1000:6.0f}ms {'openai alone':>18} {rate:10.1f} {cpu:14.1f} {'':>9}")
-
+    keys = {"judge": "judge", "openai alone": "bare", "judge, replayed": "replay"}
+    rows = [name for name, key in keys.items() if key in args.rows]
+    print(f"{args.samples} samples of {CHUNKS} chunks, concurrency {CONCURRENCY}; the fake server runs in a process "
+          "of its own")
+    print(f"{'latency':>8} {'round':>5} {'row':>15} {'samples/s':>10} {'CPU ms/sample':>14} {'of bound':>9}")
+    for latency_ms in args.latency_ms:
+        bound = CONCURRENCY / (ROUNDS * latency_ms / 1000) if latency_ms else None
+        measured: dict[str, list[tuple[float, float]]] = {name: [] for name in rows}
+        for round_ in range(1, args.rounds + 1):
+            for name in rows:
+                rate, cpu = ROWS[name](args.samples, latency_ms / 1000)
+                measured[name].append((rate, cpu))
+                share = f"{rate / bound:8.0%}" if bound else "       –"
+                print(f"{latency_ms:6.0f}ms {round_:5d} {name:>15} {rate:10.1f} {cpu:14.1f} {share:>9}", flush=True)
+            if {"judge", "openai alone"} <= set(rows):
+                (judge_rate, judge_cpu), (bare_rate, bare_cpu) = measured["judge"][-1], measured["openai alone"][-1]
+                print(f"{'':>8} {round_:5d} {'judge / bare':>15} {judge_rate / bare_rate:10.2f} "
+                      f"{bare_cpu / judge_cpu:14.2f}   (CPU: bare's ms / judge's ms)")
+        if {"judge", "openai alone"} <= set(rows) and args.rounds > 1:
+            pairs = list(zip(measured["judge"], measured["openai alone"], strict=True))
+            rate_ratio = statistics.median(judge[0] / bare[0] for judge, bare in pairs)
+            cpu_ratio = statistics.median(bare[1] / judge[1] for judge, bare in pairs)
+            print(f"{latency_ms:6.0f}ms median of {args.rounds} rounds: judge / bare samples/s {rate_ratio:.2f}, "
+                  f"bare / judge CPU per sample {cpu_ratio:.2f}")
 
 if __name__ == "__main__":
     main()

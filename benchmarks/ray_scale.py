@@ -42,7 +42,7 @@ from ragmetrics_core.judge_factory import JudgeSettings  # noqa: E402
 from ragmetrics_core.judges.quota import ProviderLimits  # noqa: E402
 from ragmetrics_core.sample import RagSample  # noqa: E402
 from ragmetrics_core.scale import RowScorer  # noqa: E402
-from ragmetrics_core.scale.ray_engine import RayFileEngine, connect, evaluate_on_ray  # noqa: E402
+from ragmetrics_core.scale.ray_backend import RayBackend, connect, evaluate_on_ray  # noqa: E402
 
 SERVE = """
 import json, sys, time
@@ -145,9 +145,9 @@ def llm(count: int, limit: float, workers: int, concurrency: int) -> None:
         os.environ["RAGMETRICS_EMBEDDING_MODEL"] = "fake-embedding"
         for label, limits in (("shared limit", ProviderLimits(requests_per_s=limit)), ("no shared limit", None)):
             settings = JudgeSettings(kind="openai", models=["fake-judge"], base_url=base_url, limits=limits)
-            engine = RayFileEngine(RowScorer(settings, concurrency=concurrency), workers=workers, batch_size=10)
+            backend = RayBackend(RowScorer(settings, concurrency=concurrency), workers=workers, batch_size=10)
             started = time.perf_counter()
-            run = evaluate_file(rows, out=Path(workdir) / f"{label}.jsonl", engine=engine, progress=False)
+            run = evaluate_file(rows, out=Path(workdir) / f"{label}.jsonl", backend=backend, progress=False)
             wall = time.perf_counter() - started
             seen = server_report(child)
             rate = (seen["ok"] - 1) / seen["span_s"] if seen["span_s"] else 0.0

@@ -12,6 +12,7 @@ import types
 import warnings
 from collections.abc import Mapping
 from importlib import import_module
+from operator import attrgetter
 from typing import Any, NamedTuple, TypeVar
 
 T = TypeVar("T")
@@ -37,12 +38,7 @@ class _LazyPackage(types.ModuleType):
         new = self._lazy_renamed.get(name)
         if new is None:
             raise AttributeError(f"module {self.__name__!r} has no attribute {name!r}")
-        warnings.warn(
-            f"{self.__name__}.{name} is deprecated and will be removed in the next release; "
-            f"use {new.module}.{new.name}",
-            DeprecationWarning,
-            stacklevel=2,
-        )
+        warn_renamed(f"{self.__name__}.{name}", f"{new.module}.{new.name}")
         return getattr(import_module(new.module), new.name)
 
     def __dir__(self) -> list[str]:
@@ -66,6 +62,14 @@ def lazy_package(name: str, exports: Mapping[str, str], renamed: Mapping[str, Re
     object.__setattr__(package, "_lazy_renamed", dict(renamed or {}))
 
 
+def warn_renamed(old: str, new: str, stacklevel: int = 3) -> None:
+    """The one wording of a deprecation: ``old`` still works for this release, ``new`` is what to use. The warning
+    points at the caller of the function calling this one (``stacklevel=3``), where the old name was written."""
+    warnings.warn(
+        f"{old} is deprecated and will be removed in the next release; use {new}", DeprecationWarning,
+        stacklevel=stacklevel,
+    )
+
 
 def renamed_keyword(owner: str, old: str, old_value: T | None, new: str, new_value: T | None) -> T | None:
     """The value of a keyword argument renamed from ``old`` to ``new``: ``old`` is still accepted for one release,
@@ -74,23 +78,17 @@ def renamed_keyword(owner: str, old: str, old_value: T | None, new: str, new_val
         return new_value
     if new_value is not None:
         raise TypeError(f"{owner}: pass {new}= only ({old}= is its deprecated old name)")
-    warnings.warn(
-        f"{owner}({old}=...) is deprecated and will be removed in the next release; use {new}=",
-        DeprecationWarning,
-        stacklevel=3,
-    )
+    warn_renamed(f"{owner}({old}=...)", f"{new}=", stacklevel=4)
     return old_value
 
 
 def renamed_attribute(owner: str, old: str, new: str) -> Any:
-    """A read-only class attribute ``old`` serving ``new`` for one release, with a ``DeprecationWarning``."""
+    """A read-only class attribute ``old`` serving ``new`` (an attribute, or a dotted path such as ``runs.live_runs``)
+    for one release, with a ``DeprecationWarning``."""
+    get = attrgetter(new)
 
     def read(self: object) -> object:
-        warnings.warn(
-            f"{owner}.{old} is deprecated and will be removed in the next release; use .{new}",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        return getattr(self, new)
+        warn_renamed(f"{owner}.{old}", f".{new}")
+        return get(self)
 
     return property(read, doc=f"Deprecated old name of :attr:`{new}`.")

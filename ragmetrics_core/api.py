@@ -15,6 +15,8 @@ from ragmetrics_core.judge_factory import JudgeSettings
 from ragmetrics_core.judges.base import Judge
 from ragmetrics_core.metrics import MetricOptions
 
+__all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
+
 
 def evaluate(
     data: Any,

@@ -22,6 +22,7 @@ from html import escape
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+from ragmetrics_core._lazy import Renamed, lazy_package, renamed_keyword
 from ragmetrics_core.aggregate import AggregationMode, DatasetReport
 from ragmetrics_core.engine import AsyncEvaluator, Evaluator, run_sync
 from ragmetrics_core.formats import InputFormat, LoadedSample, RowError, iter_samples
@@ -161,9 +162,10 @@ Record = Callable[[Todo, EvaluationResult], None]
 """Takes one finished result to the output, the summary and the report."""
 
 
-class FileEngine(Protocol):
-    """Scores a file run's samples somewhere else (``ragmetrics_core.scale``: on Ray) and hands each result to
-    ``record`` on this thread as it arrives; reading, resuming, writing and the summary stay :func:`evaluate_file`'s."""
+class ScoringBackend(Protocol):
+    """Scores a file run's samples somewhere else (``ragmetrics_core.scale.ray_backend.RayBackend``: on Ray) and
+    hands each result to ``record`` on this thread as it arrives; reading, resuming, writing and the summary stay
+    :func:`evaluate_file`'s. (Called ``FileEngine`` before; that name is a deprecated alias.)"""
 
     def __call__(
         self,
@@ -173,6 +175,10 @@ class FileEngine(Protocol):
         progress: bool,
         resumed: int,
     ) -> None: ...
+
+
+if TYPE_CHECKING:
+    FileEngine = ScoringBackend  # its deprecated old name, served with a warning (lazy_package below)
 
 
 def evaluate_file(
@@ -191,9 +197,10 @@ def evaluate_file(
     on_row_error: Callable[[RowError], None] | None = None,
     aggregate_mode: AggregationMode | str | None = None,
     keep_results: bool = True,
-    engine: FileEngine | None = None,
+    backend: ScoringBackend | None = None,
     only_failed: bool = False,
     calibration: Calibration | str | os.PathLike[str] | None = None,
+    engine: ScoringBackend | None = None,
 ) -> BatchRun:
     """Evaluate every sample in ``source`` and append one row per sample to ``out`` (JSONL, or CSV by
     extension).
@@ -217,8 +224,8 @@ def evaluate_file(
       run. With ``False`` (what ``ragmetrics evaluate`` does) memory stays flat in the number of rows: the input
       file is read twice instead of held (stdin and in-memory data are held), the results file is read row by
       row, and the summary, usage and ``BatchRun.report`` are built as results come in; ``results`` then raises.
-    - ``engine``: score elsewhere (e.g. ``ragmetrics_core.scale.ray_engine.RayFileEngine``), which builds its own
-      evaluators; everything else about the run is the same.
+    - ``backend``: score elsewhere (e.g. ``ragmetrics_core.scale.ray_backend.RayBackend``), which builds its own
+      evaluators; everything else about the run is the same. ``engine=`` is its deprecated old name.
     - ``only_failed`` (``--retry-failed``): evaluate again only the samples ``out`` holds a failed or partly
       undetermined result for; samples it has no row for are left for a later run (``BatchRun.left``).
     - ``calibration`` (a :class:`~ragmetrics_core.calibration.Calibration` or its file): add each calibrated
@@ -226,6 +233,7 @@ def evaluate_file(
       resumed ones alike; a CSV ``out`` gets a ``<metric>_probability`` column per calibrated metric).
     """
     _check_arguments(concurrency, limit, only_failed, out)
+    backend = renamed_keyword("evaluate_file", "engine", engine, "backend", backend)
     fitted = None
     if calibration is not None:
         from ragmetrics_core.calibration.model import as_calibration
@@ -241,13 +249,13 @@ def evaluate_file(
     if metrics is None and from_ragchecker:
         metrics = RAGCHECKER_METRICS
     run.aggregate_mode = AggregationMode(aggregate_mode or ("ragchecker" if from_ragchecker else "determined"))
-    evaluator = _scorer(plan, evaluator, engine, judge, metrics, options)
+    evaluator = _scorer(plan, evaluator, backend, judge, metrics, options)
     # resume: the summary starts from the rows already written; nothing per row is kept from them afterwards
     if index is not None and run.resumed:
         _resume(run, index, plan, fitted)
     # score and write; the summary is built as results come in (BatchRun._observe)
     show_progress = sys.stderr.isatty() if progress is None else progress
-    _score_and_write(run, plan, evaluator, engine, list(metrics or METRICS), concurrency, show_progress, fitted)
+    _score_and_write(run, plan, evaluator, backend, list(metrics or METRICS), concurrency, show_progress, fitted)
     return run
 
 
@@ -263,15 +271,15 @@ def _check_arguments(concurrency: int, limit: int | None, only_failed: bool, out
 def _scorer(
     plan: _Plan,
     evaluator: AsyncEvaluator | None,
-    engine: FileEngine | None,
+    backend: ScoringBackend | None,
     judge: Judge | JudgeSettings | None,
     metrics: Sequence[str] | None,
     options: MetricOptions | None,
 ) -> AsyncEvaluator | None:
-    """The evaluator that scores in this process (``None`` when an engine scores elsewhere with its own)."""
-    if plan.saw_evidence and engine is not None:
+    """The evaluator that scores in this process (``None`` when a backend scores elsewhere with its own)."""
+    if plan.saw_evidence and backend is not None:
         raise ValueError("RAGChecker input carries its own claims and verdicts: score it in one process")
-    if evaluator is None and engine is None:
+    if evaluator is None and backend is None:
         if isinstance(judge, JudgeSettings):
             evaluator = build_evaluator(judge, metrics, options)
         else:
@@ -294,21 +302,21 @@ def _score_and_write(
     run: BatchRun,
     plan: _Plan,
     evaluator: AsyncEvaluator | None,
-    engine: FileEngine | None,
+    backend: ScoringBackend | None,
     metrics: list[str],
     concurrency: int,
     show_progress: bool,
     calibration: Calibration | None,
 ) -> None:
-    """Score what the plan left to do, here or on ``engine``, each result written as it comes."""
+    """Score what the plan left to do, here or on ``backend``, each result written as it comes."""
     calibrated = [metric for metric in metrics if calibration is not None and metric in calibration.metrics]
     writer = ResultWriter(run.out, metrics, probabilities=calibrated) if run.out is not None else None
     try:
         runner = _FileScoring(evaluator, writer, run, concurrency, show_progress, calibration)
-        if engine is None:
+        if backend is None:
             run_sync(runner.run(plan.todo(), plan.pending))
         else:
-            engine(list(plan.todo()), runner.record, progress=show_progress, resumed=run.resumed)
+            backend(list(plan.todo()), runner.record, progress=show_progress, resumed=run.resumed)
     except BaseException as exc:  # Ctrl-C or an evaluator's abort: the rows written and the run stay reachable
         run.interrupted = True
         keep_partial(exc, "batch_run", run, f"{run.done} of {run.total} samples were done before it")
@@ -450,7 +458,7 @@ class _FileScoring:
 
     async def _evaluate(self, item: Todo) -> EvaluationResult:
         _, loaded = item
-        assert self.evaluator is not None  # None only with an engine, which scores elsewhere
+        assert self.evaluator is not None  # None only with a backend, which scores elsewhere
         try:
             if loaded.evidence is not None and isinstance(self.evaluator, Evaluator):
                 result = await self.evaluator.aevaluate(loaded.sample, evidence=loaded.evidence)
@@ -467,7 +475,7 @@ class _FileScoring:
     def record(self, item: Todo, result: EvaluationResult) -> None:
         position, loaded = item
         run = self.run_state
-        if self.calibration is not None:  # here, not in _evaluate: results scored by an engine pass here too
+        if self.calibration is not None:  # here, not in _evaluate: results scored by a backend pass here too
             result = self.calibration.apply(result)
         earlier = run.retried.get(loaded.id)
         # A sample that fails again the same way keeps its earlier row: reruns must not grow the file.
@@ -555,3 +563,6 @@ def results_to_pandas(
         row.update({f"usage_{name}": value for name, value in result.usage.model_dump().items()})
         rows.append(row)
     return pandas.DataFrame(rows)
+
+
+lazy_package(__name__, {}, {"FileEngine": Renamed(__name__, "ScoringBackend")})

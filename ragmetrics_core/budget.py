@@ -21,9 +21,18 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 
+__all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
+
 
 class EvaluationBudgetExceeded(Exception):
     """The sample spent its CPU budget; what it needs from the judge is left undetermined."""
+
+
+_WALL_GRACE_S = 1.0
+"""Metered time a budget charges by the wall clock before it reads the thread's CPU clock. Wall time is an upper
+bound of CPU time, read by a cheap clock; the CPU clock is a system call (about 6 us, far more on a busy or
+sandboxed machine), and an ordinary sample's few milliseconds never need it. Past the grace (a tenth of the limit
+when that is less) the budget meters by the CPU clock, so it over-charges by at most the grace."""
 
 
 @dataclass(eq=False)  # compared and hashed by identity: the worker keeps the running ones in a set
@@ -33,7 +42,10 @@ class Budget:
 
     limit_s: float
     spent_s: float = 0.0
+    in_stretch: bool = False
     stretch_started: float | None = None
+    """The thread's CPU clock when the open stretch started, or ``None`` while it is metered by the wall clock."""
+    stretch_wall_started: float = 0.0
     cancelled: bool = False
     parent: Budget | None = None
     started: float = field(default_factory=time.monotonic)
@@ -42,9 +54,41 @@ class Budget:
     def cancel(self) -> None:
         self.cancelled = True
 
+    @property
+    def by_cpu_clock(self) -> bool:
+        """Whether stretches are metered by the CPU clock (past the wall-clock grace)."""
+        return self.spent_s > min(_WALL_GRACE_S, self.limit_s / 10)
+
     def used(self) -> float:
-        running = 0.0 if self.stretch_started is None else time.thread_time() - self.stretch_started
+        if not self.in_stretch:
+            return self.spent_s
+        if self.stretch_started is None:
+            return self.used_at_most()
+        return self.spent_s + time.thread_time() - self.stretch_started
+
+    def used_at_most(self) -> float:
+        """An upper bound of :meth:`used` from the wall clock: a thread spends no more CPU than the time that
+        passes."""
+        running = time.perf_counter() - self.stretch_wall_started if self.in_stretch else 0.0
         return self.spent_s + running
+
+    def start_stretch(self) -> None:
+        self.in_stretch = True
+        self.stretch_wall_started = time.perf_counter()
+        self.stretch_started = time.thread_time() if self.by_cpu_clock else None
+
+    def end_stretch(self) -> None:
+        self.spent_s = self.used()
+        self.in_stretch = False
+        self.stretch_started = None
+
+    def meter_by_cpu_clock(self) -> None:
+        """Past the grace inside a long stretch: charge its wall time so far and meter the rest by the CPU clock."""
+        if self.in_stretch and self.stretch_started is None and self.used_at_most() > min(_WALL_GRACE_S,
+                                                                                          self.limit_s / 10):
+            self.spent_s = self.used_at_most()
+            self.stretch_wall_started = time.perf_counter()
+            self.stretch_started = time.thread_time()
 
 
 _current: ContextVar[Budget | None] = ContextVar("ragmetrics_cpu_budget", default=None)
@@ -84,20 +128,24 @@ def sample_started() -> float | None:
 def metered() -> Iterator[None]:
     """Charge the CPU time of this synchronous stretch to the current budget (if any)."""
     budget = _current.get()
-    if budget is None or budget.stretch_started is not None:  # no budget, or already inside a metered stretch
+    if budget is None or budget.in_stretch:  # no budget, or already inside a metered stretch
         yield
         return
-    budget.stretch_started = time.thread_time()
+    budget.start_stretch()
     try:
         yield
     finally:
-        budget.spent_s += time.thread_time() - budget.stretch_started
-        budget.stretch_started = None
+        budget.end_stretch()
 
 
 def checkpoint() -> None:
     """Raise :class:`EvaluationBudgetExceeded` when the current budget is spent or cancelled; a no-op without one."""
     budget = _current.get()
+    if budget is None:
+        return
+    budget.meter_by_cpu_clock()  # a stretch opens on the innermost budget only
+    if _surely_within(budget):
+        return
     inner_used = 0.0  # CPU of inner budgets not yet added to the enclosing ones (they add it when they close)
     while budget is not None:
         if budget.cancelled:
@@ -109,3 +157,15 @@ def checkpoint() -> None:
             )
         inner_used = used  # this budget's total, not yet in its parent's
         budget = budget.parent
+
+
+def _surely_within(budget: Budget | None) -> bool:
+    """Whether no budget of the chain is cancelled and even the wall-clock bound of each is within its limit: then
+    :func:`checkpoint` has nothing to raise without reading the CPU clock (the commonest case by far)."""
+    bound = 0.0
+    while budget is not None:
+        bound += budget.used_at_most()
+        if budget.cancelled or bound > budget.limit_s:
+            return False
+        budget = budget.parent
+    return True

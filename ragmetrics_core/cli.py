@@ -23,8 +23,10 @@ from ragmetrics_core.metrics import MetricOptions, Scoring
 from ragmetrics_core.summary_format import format_usage
 
 if TYPE_CHECKING:
-    from ragmetrics_core.batch import BatchRun, FileEngine
+    from ragmetrics_core.batch import BatchRun, ScoringBackend
     from ragmetrics_core.calibration import Calibration
+
+__all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
 
 EXIT_OK, EXIT_PARTIAL, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 EXIT_BROKEN_PIPE = 128 + 13  # killed by SIGPIPE, as a shell reports it
@@ -144,12 +146,15 @@ def _evaluate_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
     )
     scale = evaluate.add_argument_group("scale and limits")
     scale.add_argument(
-        "--engine", choices=("local", "ray"), default="local",
-        help="local: this process (default); ray: a pool of Ray workers (pip install 'ragmetrics[ray]')",
+        "--backend", choices=("local", "ray"), default="local",
+        help="where samples are scored: local: this process (default); ray: a pool of Ray workers "
+        "(pip install 'ragmetrics[ray]')",
     )
-    scale.add_argument("--workers", type=int, default=2, help="with --engine ray: scoring actors (default 2)")
-    scale.add_argument("--address", help="with --engine ray: the cluster to join (default: a local Ray)")
-    scale.add_argument("--batch-size", type=int, default=64, help="with --engine ray: rows per batch (default 64)")
+    # --engine: the deprecated old name of --backend, for one release
+    scale.add_argument("--engine", choices=("local", "ray"), dest="deprecated_engine", help=argparse.SUPPRESS)
+    scale.add_argument("--workers", type=int, default=2, help="with --backend ray: scoring actors (default 2)")
+    scale.add_argument("--address", help="with --backend ray: the cluster to join (default: a local Ray)")
+    scale.add_argument("--batch-size", type=int, default=64, help="with --backend ray: rows per batch (default 64)")
     scale.add_argument(
         "--api-key-env", metavar="NAME", help="read the judge's API key from this variable where the judge runs"
     )
@@ -276,16 +281,18 @@ def _evaluate(args: argparse.Namespace) -> int:
     """``ragmetrics evaluate``: settings from the flags → the file run → what it did → the report → the exit code."""
     metrics = _split(args.metrics) or None
     if metrics is not None:
-        _check_metric_ids(metrics)
+        from ragmetrics_core.metrics.registry import check_metric_ids
+
+        check_metric_ids(metrics)
     settings = _judge_settings(args, _limits(args))
     calibration = _calibration(args.calibration, settings, args.scoring)
-    engine = _engine(args, settings, metrics)
-    run = _run_file(args, settings, metrics, engine, calibration)
+    backend = _backend(args, settings, metrics)
+    run = _run_file(args, settings, metrics, backend, calibration)
     if not run.total and not run.skipped:
         source = "standard input" if args.input == "-" else args.input
         print(f"ragmetrics: error: {source}: {NO_SAMPLES}", file=sys.stderr)
         return EXIT_USAGE
-    _print_outcome(run, engine)
+    _print_outcome(run, backend)
     if args.report:
         _write_report(args, run)
     if run.interrupted:
@@ -298,7 +305,7 @@ def _run_file(
     args: argparse.Namespace,
     settings: JudgeSettings,
     metrics: list[str] | None,
-    engine: FileEngine | None,
+    backend: ScoringBackend | None,
     calibration: Calibration | None,
 ) -> BatchRun:
     """The file run; a run that fails, or finds no sample, before writing a row leaves no empty ``--out`` behind."""
@@ -320,7 +327,7 @@ def _run_file(
             on_row_error=_print_row_error,
             aggregate_mode=args.aggregate,
             keep_results=False,  # a million rows: the figures are built as results come, the results stay in --out
-            engine=engine,
+            backend=backend,
             only_failed=args.retry_failed,
             calibration=calibration,
         )
@@ -332,7 +339,7 @@ def _run_file(
     return run
 
 
-def _print_outcome(run: BatchRun, engine: FileEngine | None) -> None:
+def _print_outcome(run: BatchRun, backend: ScoringBackend | None) -> None:
     """The summary table, the judge's usage, the counts, and what is left to do."""
     print(run.summary().table())
     print(format_usage(run.usage))
@@ -356,7 +363,7 @@ def _print_outcome(run: BatchRun, engine: FileEngine | None) -> None:
         print(f"{BUDGET_EXHAUSTED}: {_count(run.budget_exhausted, 'sample')} left undetermined; raise the budget "
               "and run again "
               "to score them")
-    quota = getattr(engine, "quota", None)
+    quota = getattr(backend, "quota", None)
     if quota is not None:
         print(f"rate limit and budget: {quota.requests} requests, {quota.rate_limited} answered 429, "
               f"${quota.spent_usd:.4f} spent", file=sys.stderr)
@@ -416,17 +423,21 @@ def _limits(args: argparse.Namespace) -> ProviderLimits | None:
     return limits if limits.active else None
 
 
-def _engine(args: argparse.Namespace, settings: JudgeSettings, metrics: list[str] | None) -> FileEngine | None:
-    if args.engine != "ray":
+def _backend(args: argparse.Namespace, settings: JudgeSettings, metrics: list[str] | None) -> ScoringBackend | None:
+    if args.deprecated_engine is not None:
+        print("ragmetrics: warning: --engine is deprecated and will be removed in the next release; use --backend",
+              file=sys.stderr)
+        args.backend = args.deprecated_engine
+    if args.backend != "ray":
         return None
     try:
-        from ragmetrics_core.scale.ray_engine import RayFileEngine
+        from ragmetrics_core.scale.ray_backend import RayBackend
     except ImportError as error:
-        raise ValueError(f"--engine ray needs Ray ({error}); install it with: pip install 'ragmetrics[ray]'") from None
+        raise ValueError(f"--backend ray needs Ray ({error}); install it with: pip install 'ragmetrics[ray]'") from None
     from ragmetrics_core.scale import RowScorer
 
     scorer = RowScorer(settings, metrics, MetricOptions(scoring=Scoring(args.scoring)), concurrency=args.concurrency)
-    return RayFileEngine(scorer, workers=args.workers, batch_size=args.batch_size, address=args.address)
+    return RayBackend(scorer, workers=args.workers, batch_size=args.batch_size, address=args.address)
 
 
 def _count(number: int, noun: str) -> str:
@@ -435,14 +446,6 @@ def _count(number: int, noun: str) -> str:
 
 def _print_row_error(error: RowError) -> None:
     print(f"ragmetrics: skipped bad row: {error}", file=sys.stderr)
-
-
-def _check_metric_ids(metrics: Sequence[str]) -> None:
-    from ragmetrics_core.metrics import METRICS
-
-    unknown = [metric for metric in metrics if metric not in METRICS]
-    if unknown:
-        raise ValueError(f"unknown metric(s) {', '.join(unknown)}; known: {', '.join(METRICS)}")
 
 
 def _report(args: argparse.Namespace) -> int:

@@ -12,6 +12,8 @@ from typing import Any, TypeVar, cast
 
 from pydantic import BaseModel
 
+__all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
+
 M = TypeVar("M", bound=BaseModel)
 
 

@@ -34,7 +34,7 @@ from ragmetrics_core.explain import explain
 from ragmetrics_core.judges.base import CheckRequest, ExtractionRequest, Judge, JudgeError, Usage
 from ragmetrics_core.metrics import METRICS, MetricOptions, MetricSpec, MetricValue, Strengths
 from ragmetrics_core.metrics.custom import CustomMetric
-from ragmetrics_core.metrics.registry import unmet_inputs
+from ragmetrics_core.metrics.registry import check_metric_ids, unmet_inputs
 from ragmetrics_core.ratelog import RateLimitedLog
 from ragmetrics_core.results import EvaluationResult, MetricScore
 from ragmetrics_core.runner import keep_partial, score_many, stops_the_run
@@ -101,9 +101,7 @@ class Evaluator:
         if not isinstance(judge, Judge):
             raise TypeError(f"judge must implement the Judge protocol (extract, check, similarity), got {judge!r}")
         requested = list(METRICS) if metrics is None else list(dict.fromkeys(metrics))
-        unknown = [metric for metric in requested if metric not in METRICS]
-        if unknown:
-            raise ValueError(f"unknown metric(s) {unknown}; known metrics: {sorted(METRICS)}")
+        check_metric_ids(requested)
         if not requested:
             raise ValueError("metrics must name at least one metric")
         extras = tuple(extra_metrics)
@@ -187,7 +185,7 @@ class Evaluator:
             sample_id=sample.id,
             judge=self.judge.name,
             scores=scores,
-            explanations=explain(evidence, sample),
+            explanations=explain(evidence, sample, strengths),
             evidence=evidence,
             usage=usage or Usage(),
             error=_why_no_scores(scores, evidence, unmet),

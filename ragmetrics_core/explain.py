@@ -9,6 +9,7 @@ from typing import NamedTuple
 from ragmetrics_core.construct import builder
 from ragmetrics_core.evidence import Check, Evidence, EvidencePart, Premise, Verdict, checks_of
 from ragmetrics_core.metrics.claims import (
+    ClaimCategory,
     categorize,
     category_measures,
     chunk_relevance,
@@ -17,8 +18,11 @@ from ragmetrics_core.metrics.claims import (
     strengths_of,
 )
 from ragmetrics_core.metrics.options import Scoring
+from ragmetrics_core.metrics.strengths import Strengths, Undetermined
 from ragmetrics_core.results import ClaimExplanation, EvaluationResult
 from ragmetrics_core.sample import RagSample
+
+__all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
 
 # What the judge established, whatever the scoring: its verdicts (the category) and its grade (the grounding).
 _VERDICT = strength_reader(Scoring.BINARY)
@@ -41,26 +45,52 @@ _RELEVANCE = checks_of(EvidencePart.REFERENCE_CLAIMS)[Premise.EACH_CHUNK].value
 """A chunk is relevant when it entails a reference claim."""
 
 
-def explain(evidence: Evidence, sample: RagSample) -> list[ClaimExplanation]:
-    """One explanation per response claim and per reference claim, from whatever evidence exists."""
+def explain(evidence: Evidence, sample: RagSample, strengths: Strengths | None = None) -> list[ClaimExplanation]:
+    """One explanation per response claim and per reference claim, from whatever evidence exists.
+
+    ``strengths``: what the metrics of this sample derived from the same evidence (the engine passes its own);
+    with graded scoring, the chunks' graded relevance and the response claims' category measures are taken from
+    it instead of being derived a second time."""
     n_chunks = len(sample.retrieved_contexts)
     relevance = graded_relevance = None
     relevance_matrix: list[list[Check]] | None = getattr(evidence, _RELEVANCE)
+    shared = _graded_measures(strengths) if relevance_matrix is not None else None
     if relevance_matrix is not None:
         relevance = chunk_relevance([strengths_of(row, _VERDICT) for row in relevance_matrix], n_chunks)
-        graded_relevance = chunk_relevance([strengths_of(row, _GRADED) for row in relevance_matrix], n_chunks)
+        if shared is not None:
+            graded_relevance = shared[0]
+        else:
+            graded_relevance = chunk_relevance([strengths_of(row, _GRADED) for row in relevance_matrix], n_chunks)
+    measures = None if shared is None else shared[1]
     explanations: list[ClaimExplanation] = []
     for source, (claims_name, against_name, chunks_name, joint_name) in _SOURCES:
         against, joint = getattr(evidence, against_name), getattr(evidence, joint_name)
         chunks = getattr(evidence, chunks_name)
         # Relevance decides the category of a response claim only (with its verdicts against the reference).
-        relevant = (relevance, graded_relevance) if source == "response" else (None, None)
+        response = source == "response"
+        relevant = (relevance, graded_relevance) if response else (None, None)
         for i, claim in enumerate(getattr(evidence, claims_name) or []):
             explanations.append(_explanation(
-                source, i, claim.text, _at(against, i), _row(chunks, i), _at(joint, i), *relevant
+                source, i, claim.text, _at(against, i), _row(chunks, i), _at(joint, i), *relevant,
+                measures[i] if response and measures is not None and i < len(measures) else None,
             ))
     explanations.extend(_set_aside(evidence, explanations))
     return explanations
+
+
+def _graded_measures(strengths: Strengths | None) -> tuple[list[float], list[dict[ClaimCategory, float]]] | None:
+    """The chunks' graded relevance and the response claims' graded category measures as the metrics derived
+    them, when they read the judge's grades (``None`` otherwise, or when the evidence leaves them underivable:
+    the explanations then derive what they can claim by claim)."""
+    if strengths is None or strengths.options.scoring is not Scoring.GRADED:
+        return None
+    evidence = strengths.evidence
+    if evidence.response_vs_reference is None or evidence.response_vs_chunks is None:
+        return None  # no response claim gets a category; the relevance alone is cheap
+    try:
+        return strengths.relevance, strengths.categories
+    except (Undetermined, IndexError):
+        return None
 
 
 class _RowReading(NamedTuple):
@@ -75,12 +105,15 @@ class _RowReading(NamedTuple):
 
 
 def _read_row(row: list[Check] | None) -> _RowReading:
-    # One pass over the row: this runs for every claim of every scored sample.
+    # One pass over the row: this runs for every check of every scored sample, so the two strength readers
+    # (_VERDICT, _GRADED: Check.strength) are inlined.
     reading = _RowReading([], [], [], [], [])
     for j, check in enumerate(row or ()):
-        reading.graded.append(_GRADED(check))
-        reading.verdicts.append(_VERDICT(check))
         verdict = check.verdict
+        decided = 1.0 if verdict is Verdict.ENTAILED else 0.0
+        support = check.support
+        reading.graded.append(decided if support is None else support)
+        reading.verdicts.append(decided)
         if verdict is Verdict.NEUTRAL:
             continue
         (reading.supporting if verdict is Verdict.ENTAILED else reading.contradicting).append(j)
@@ -107,6 +140,7 @@ def _set_aside(evidence: Evidence, claims: list[ClaimExplanation]) -> list[Claim
 def _explanation(
     source: str, index: int, text: str, against: Check | None, row: list[Check] | None, joint: Check | None,
     relevance: list[float] | None, graded_relevance: list[float] | None,
+    measures: dict[ClaimCategory, float] | None = None,
 ) -> ClaimExplanation:
     """``relevance`` (the chunks' relevance at the judge's verdicts) is given for response claims, whose category
     it decides together with the verdicts against the reference and the chunks."""
@@ -118,7 +152,7 @@ def _explanation(
     rationales.extend(chunks.rationales)
     category = shares = None
     if relevance is not None and graded_relevance is not None and against is not None and row is not None:
-        category, shares = _categorised(against, chunks, joint, relevance, graded_relevance)
+        category, shares = _categorised(against, chunks, joint, relevance, graded_relevance, measures)
     return _new_explanation({
         "source": source,
         "index": index,
@@ -135,13 +169,16 @@ def _explanation(
 
 
 def _categorised(
-    against: Check, chunks: _RowReading, joint: Check | None, relevance: list[float], graded_relevance: list[float]
+    against: Check, chunks: _RowReading, joint: Check | None, relevance: list[float], graded_relevance: list[float],
+    measures: dict[ClaimCategory, float] | None,
 ) -> tuple[str, dict[str, float]]:
-    """A response claim's category at the judge's verdicts, and its graded shares of every category it touches."""
+    """A response claim's category at the judge's verdicts, and its graded shares of every category it touches
+    (``measures``, when the metrics already derived them)."""
     category = categorize(_VERDICT(against), chunks.verdicts, None if joint is None else _VERDICT(joint), relevance)
-    measures = category_measures(
-        _GRADED(against), chunks.graded, None if joint is None else _GRADED(joint), graded_relevance
-    )
+    if measures is None:
+        measures = category_measures(
+            _GRADED(against), chunks.graded, None if joint is None else _GRADED(joint), graded_relevance
+        )
     return category.value, {name.value: round(share, 4) for name, share in measures.items() if share > 0}
 
 

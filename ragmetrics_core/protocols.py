@@ -3,7 +3,7 @@
 ========================  ===============================================================================
 ``Judge``                 what scores a sample's evidence (``extract``, ``check``, ``similarity``)
 ``AsyncEvaluator``        anything with ``aevaluate(sample)``: the batch runner, the online pipeline, the CLI
-``FileEngine``            where ``evaluate_file`` runs its samples (this process, or Ray)
+``ScoringBackend``        where ``evaluate_file`` scores its samples when not in this process (Ray)
 ``RequestGate``           the request-rate and token quota an LLM judge waits on
 ``SampleSink``            where the integrations send what they captured (the online pipeline is one)
 ``Emitter``               where evaluation records go (OpenTelemetry, Phoenix, JSONL, a callback, yours)
@@ -18,20 +18,22 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ragmetrics_core._lazy import lazy_package
+from ragmetrics_core._lazy import Renamed, lazy_package
 
 if TYPE_CHECKING:
-    from ragmetrics_core.batch import FileEngine
+    from ragmetrics_core.batch import ScoringBackend
     from ragmetrics_core.engine import AsyncEvaluator
     from ragmetrics_core.judges.base import Judge
     from ragmetrics_core.judges.quota import RequestGate
     from ragmetrics_core.online.emitters.base import Emitter, SubjectSpanFactory
     from ragmetrics_core.online.types import SampleSink
 
+    FileEngine = ScoringBackend  # deprecated name, see below
+
 lazy_package(
     __name__,
     {
-        "FileEngine": "ragmetrics_core.batch",
+        "ScoringBackend": "ragmetrics_core.batch",
         "AsyncEvaluator": "ragmetrics_core.engine",
         "Judge": "ragmetrics_core.judges.base",
         "RequestGate": "ragmetrics_core.judges.quota",
@@ -39,6 +41,7 @@ lazy_package(
         "SubjectSpanFactory": "ragmetrics_core.online.emitters.base",
         "SampleSink": "ragmetrics_core.online.types",
     },
+    {"FileEngine": Renamed(__name__, "ScoringBackend")},  # its old name, for one release
 )
 
-__all__ = ["AsyncEvaluator", "Emitter", "FileEngine", "Judge", "RequestGate", "SampleSink", "SubjectSpanFactory"]
+__all__ = ["AsyncEvaluator", "Emitter", "Judge", "RequestGate", "SampleSink", "ScoringBackend", "SubjectSpanFactory"]

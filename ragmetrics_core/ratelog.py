@@ -7,6 +7,8 @@ import threading
 import time
 from collections.abc import Callable
 
+__all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
+
 
 class RateLimitedLog:
     def __init__(

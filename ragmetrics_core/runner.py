@@ -18,6 +18,8 @@ from tqdm import tqdm
 
 from ragmetrics_core.results import EvaluationResult
 
+__all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
+
 Item = TypeVar("Item")
 
 

@@ -13,6 +13,8 @@ from typing import Protocol
 from ragmetrics_core.judges.base import Usage
 from ragmetrics_core.results import Direction
 
+__all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
+
 
 class MetricFigures(Protocol):
     """What a summary says about one metric (:class:`~ragmetrics_core.aggregate.MetricAggregate`)."""

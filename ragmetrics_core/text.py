@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import unicodedata
 
+__all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
+
 
 def clean_text(text: str) -> str:
     """NFC-normalise and replace unpaired surrogates (invalid Unicode) with U+FFFD.

@@ -11,5 +11,8 @@ except ImportError as error:  # pragma: no cover - only without the extra
 
 from ragmetrics_langchain.handler import HandlerStats, RagMetricsCallbackHandler
 from ragmetrics_langchain.instrument import instrument, instrumented_handler, uninstrument
+from ragmetrics_langchain.runs import RunTableStats
 
-__all__ = ["HandlerStats", "RagMetricsCallbackHandler", "instrument", "instrumented_handler", "uninstrument"]
+__all__ = [
+    "HandlerStats", "RagMetricsCallbackHandler", "RunTableStats", "instrument", "instrumented_handler", "uninstrument",
+]

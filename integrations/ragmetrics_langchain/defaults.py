@@ -6,6 +6,8 @@ import threading
 
 from ragmetrics_core.online.types import SampleSink
 
+__all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
+
 _lock = threading.Lock()
 _default: SampleSink | None = None
 

@@ -12,6 +12,8 @@ from typing import Any
 
 from ragmetrics_core.online.types import ContextDraft
 
+__all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
+
 # Keys LangChain templates, LangGraph states and common RAG recipes use, most specific first.
 INPUT_KEYS: tuple[str, ...] = ("question", "input", "query", "user_input", "messages")
 ANSWER_KEYS: tuple[str, ...] = ("answer", "output", "result", "response", "generation", "text", "messages")

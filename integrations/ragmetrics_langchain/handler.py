@@ -23,7 +23,7 @@ import sys
 import threading
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass, fields
 from typing import Any
 from uuid import UUID
 
@@ -34,6 +34,8 @@ from ragmetrics_core.online.capture import active_span
 from ragmetrics_core.online.types import SampleSink, SpanRef
 from ragmetrics_langchain.extract import describe, input_text, plain_run_metadata
 from ragmetrics_langchain.runs import CaptureOptions, RootRun, RunTable, RunTableStats, build
+
+__all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
 
 logger = logging.getLogger("ragmetrics.langchain")
 
@@ -47,9 +49,9 @@ def _is_interrupt(error: BaseException) -> bool:
 
 
 @dataclass(slots=True, frozen=True)
-class HandlerStats(RunTableStats):
-    """Counters since the handler was created: the handler's own below, and the run table's live state and
-    evictions (:class:`~ragmetrics_langchain.runs.RunTableStats`, whose fields it has)."""
+class HandlerStats:
+    """Counters since the handler was created: the handler's own, and in ``runs`` the run table's live state and
+    evictions (:class:`~ragmetrics_langchain.runs.RunTableStats`: ``stats.runs.live_runs``, ...)."""
 
     samples_submitted: int
     skipped_no_retrieval: int
@@ -57,9 +59,14 @@ class HandlerStats(RunTableStats):
     runs_interrupted: int
     submit_failures: int
     callback_failures: int
+    runs: RunTableStats
 
 
-_OWN_COUNTERS = tuple(f.name for f in fields(HandlerStats) if f.name not in {f.name for f in fields(RunTableStats)})
+# The run table's counters were fields of HandlerStats itself: each still reads, through ``runs``, for one release.
+for _counter in fields(RunTableStats):
+    setattr(HandlerStats, _counter.name, renamed_attribute("HandlerStats", _counter.name, f"runs.{_counter.name}"))
+
+_OWN_COUNTERS = tuple(f.name for f in fields(HandlerStats) if f.name != "runs")
 
 
 class RagMetricsCallbackHandler(BaseCallbackHandler):
@@ -239,7 +246,7 @@ class RagMetricsCallbackHandler(BaseCallbackHandler):
     def stats(self) -> HandlerStats:
         with self._counts_lock:
             counts = dict(self._counts)
-        return HandlerStats(**counts, **asdict(self._runs.stats()))
+        return HandlerStats(**counts, runs=self._runs.stats())
 
     # -- internals ----------------------------------------------------------------------------------
 

@@ -17,6 +17,8 @@ from ragmetrics_core._lazy import renamed_keyword
 from ragmetrics_core.online.types import SampleSink
 from ragmetrics_langchain.handler import RagMetricsCallbackHandler
 
+__all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
+
 
 class _GlobalHandlerSlot:
     """The one method of ``ContextVar`` the configure hook calls, backed by a process-wide value."""

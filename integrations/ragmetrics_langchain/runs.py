@@ -22,6 +22,8 @@ from uuid import UUID
 from ragmetrics_core.online.types import Origin, SampleDraft, SpanRef
 from ragmetrics_langchain.extract import contexts_from_documents, describe, output_text
 
+__all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
+
 
 @dataclass(slots=True, eq=False)
 class RootRun:
@@ -47,6 +49,10 @@ class RootRun:
 
 @dataclass(slots=True, frozen=True)
 class RunTableStats:
+    """The run table's live state and what it let go: runs started (and LangGraph runs resumed), runs and children
+    tracked now, interrupted runs waiting for their resume, runs evicted by age or by the ``max_runs`` bound, and
+    retrievers ignored because they ran outside any tracked run. ``HandlerStats.runs`` holds it."""
+
     runs_started: int
     runs_resumed: int
     live_runs: int

@@ -19,6 +19,8 @@ from ragmetrics_llamaindex._trace import Trace, TraceKind, TraceRegistry
 from ragmetrics_llamaindex.options import CaptureOptions, CaptureSettings, capture_options
 from ragmetrics_llamaindex.stats import CaptureStats, Outcome
 
+__all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
+
 
 def default_sink() -> SampleSink:
     """The library's own :class:`~ragmetrics_core.online.OnlinePipeline` with its defaults."""

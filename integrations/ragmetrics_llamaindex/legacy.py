@@ -22,6 +22,8 @@ from ragmetrics_llamaindex._trace import Trace, TraceKind, TraceRegistry
 from ragmetrics_llamaindex.options import CaptureSettings, capture_options
 from ragmetrics_llamaindex.stats import CaptureStats, Outcome
 
+__all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
+
 _log = logging.getLogger("ragmetrics_llamaindex")
 
 

@@ -12,6 +12,8 @@ import re
 
 from llama_index.core.embeddings import BaseEmbedding
 
+__all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
+
 _WORD = re.compile(r"[a-z0-9]+")
 _STOPWORDS = frozenset({"the", "is", "of", "in", "a", "an", "what", "which", "where", "does", "stand"})
 

@@ -7,6 +7,8 @@ from typing import TypedDict
 
 from pydantic import BaseModel, ConfigDict, Field
 
+__all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
+
 
 class CaptureOptions(BaseModel):
     """What a query snapshot keeps, and how much state the integration may hold at once."""

@@ -6,6 +6,8 @@ import threading
 from collections import Counter
 from enum import StrEnum
 
+__all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
+
 
 class Outcome(StrEnum):
     STARTED = "started"

@@ -12,6 +12,8 @@ from ragmetrics_core.sample import RagSample
 if TYPE_CHECKING:
     from ragmetrics_core.engine import AsyncEvaluator
 
+__all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
+
 
 class CalibratedEvaluator:
     """Scores with ``evaluator`` and adds ``calibration``'s probabilities to each result (results of a judge the

@@ -22,6 +22,8 @@ if TYPE_CHECKING:
     from ragmetrics_core.formats import RowError
     from ragmetrics_core.judge_factory import JudgeSettings
 
+__all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
+
 DEFAULT_METRICS = ("faithfulness",)
 
 
@@ -67,11 +69,12 @@ def run_calibrate(
     from ragmetrics_core.batch import evaluate_file
     from ragmetrics_core.formats import parse_column_mapping
     from ragmetrics_core.metrics import METRICS, MetricOptions, Scoring
+    from ragmetrics_core.metrics.registry import check_metric_ids
 
     metrics = [part.strip() for part in args.metrics.split(",") if part.strip()]
-    unknown = [metric for metric in metrics if metric not in METRICS]
-    if unknown or not metrics:
-        raise ValueError(f"unknown metric(s) {', '.join(unknown) or '(none given)'}; known: {', '.join(METRICS)}")
+    if not metrics:
+        raise ValueError(f"--metrics names no metric; known: {', '.join(METRICS)}")
+    check_metric_ids(metrics)
     settings = FitSettings(folds=args.folds, min_samples=args.min_samples)
     options = MetricOptions(scoring=Scoring(args.scoring))
     run = evaluate_file(

@@ -26,6 +26,8 @@ from ragmetrics_core.results import Direction
 if TYPE_CHECKING:
     import numpy
 
+__all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
+
 MIN_SAMPLES = 50
 """Labelled samples with a determined score below which a metric is not calibrated (the fit would be noise)."""
 MIN_PER_CLASS = 5

@@ -11,6 +11,8 @@ from ragmetrics_core.formats.errors import describe_value
 from ragmetrics_core.results import EvaluationResult
 from ragmetrics_core.sample import RagSample
 
+__all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
+
 LABEL_COLUMNS = ("label", "faithful", "human_label", "is_faithful")
 """Where a label is looked for when no column is named (the first one a sample has)."""
 
@@ -73,46 +75,76 @@ def pair_labels(
     pairs = LabelledScores(label=label or "")
     for metric in metrics:
         pairs.scores[metric], pairs.labels[metric], pairs.undetermined[metric] = [], [], 0
-    problems: list[str] = []
-    bad = 0
+    problems = _LabelProblems()
     for result in results:
         pairs.rows += 1
-        sample = samples.get(result.sample_id or "")
-        metadata = sample.metadata if sample is not None else {}
-        column = label or next((name for name in LABEL_COLUMNS if name in metadata), None)
-        if column is None or column not in metadata:
-            pairs.unlabelled += 1
-            continue
-        if not pairs.label:
-            pairs.label = column
-        try:
-            value = parse_label(metadata[column])
-        except ValueError as error:
-            bad += 1
-            if len(problems) < _SHOWN_PROBLEMS:
-                problems.append(f"sample {result.sample_id}: {column} {error}")
-            continue
-        if value is None:
-            pairs.unlabelled += 1
-            continue
-        pairs.labelled += 1
-        if result.error is not None:
-            pairs.failed += 1
-            continue
-        if result.judge:
-            pairs.judges.add(result.judge)
-        for metric in metrics:
-            entry = result.scores.get(metric)
-            if entry is None or entry.score is None:
-                pairs.undetermined[metric] += 1
-                continue
-            if not math.isfinite(entry.score):
-                raise CalibrationDataError(f"sample {result.sample_id}: {metric} score is {entry.score}, not a number")
-            pairs.scores[metric].append(entry.score)
-            pairs.labels[metric].append(value)
-    if problems:
-        more = f" (and {bad - len(problems)} more)" if bad > len(problems) else ""
-        raise CalibrationDataError("labels that are not yes/no: " + "; ".join(problems) + more)
+        value = _label_of(result, samples, label, pairs, problems)
+        if value is not None:
+            _pair_scores(result, value, metrics, pairs)
+    problems.raise_if_any()
     if not pairs.label:
         pairs.label = label or LABEL_COLUMNS[0]
     return pairs
+
+
+@dataclass(slots=True)
+class _LabelProblems:
+    """Labels that are not yes/no: all counted, the first few described."""
+
+    shown: list[str] = field(default_factory=list)
+    count: int = 0
+
+    def add(self, problem: str) -> None:
+        self.count += 1
+        if len(self.shown) < _SHOWN_PROBLEMS:
+            self.shown.append(problem)
+
+    def raise_if_any(self) -> None:
+        if self.shown:
+            more = f" (and {self.count - len(self.shown)} more)" if self.count > len(self.shown) else ""
+            raise CalibrationDataError("labels that are not yes/no: " + "; ".join(self.shown) + more)
+
+
+def _label_of(
+    result: EvaluationResult,
+    samples: Mapping[str, RagSample],
+    label: str | None,
+    pairs: LabelledScores,
+    problems: _LabelProblems,
+) -> int | None:
+    """The label of the result's sample (1 or 0); ``None`` when it has none (counted) or an unreadable one (noted)."""
+    sample = samples.get(result.sample_id or "")
+    metadata = sample.metadata if sample is not None else {}
+    column = label or next((name for name in LABEL_COLUMNS if name in metadata), None)
+    if column is None or column not in metadata:
+        pairs.unlabelled += 1
+        return None
+    if not pairs.label:
+        pairs.label = column
+    try:
+        value = parse_label(metadata[column])
+    except ValueError as error:
+        problems.add(f"sample {result.sample_id}: {column} {error}")
+        return None
+    if value is None:
+        pairs.unlabelled += 1
+    return value
+
+
+def _pair_scores(result: EvaluationResult, value: int, metrics: Sequence[str], pairs: LabelledScores) -> None:
+    """A labelled sample's determined scores, each paired with its label; a failed evaluation pairs none."""
+    pairs.labelled += 1
+    if result.error is not None:
+        pairs.failed += 1
+        return
+    if result.judge:
+        pairs.judges.add(result.judge)
+    for metric in metrics:
+        entry = result.scores.get(metric)
+        if entry is None or entry.score is None:
+            pairs.undetermined[metric] += 1
+            continue
+        if not math.isfinite(entry.score):
+            raise CalibrationDataError(f"sample {result.sample_id}: {metric} score is {entry.score}, not a number")
+        pairs.scores[metric].append(entry.score)
+        pairs.labels[metric].append(value)

@@ -23,6 +23,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from ragmetrics_core.ratelog import RateLimitedLog
 from ragmetrics_core.results import Direction, EvaluationResult, MetricScore
 
+__all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
+
 SCHEMA: Final = "ragmetrics.calibration"
 SCHEMA_VERSION: Final = 1
 """The file layout this ragmetrics writes and reads; a file of a higher version is refused, not guessed at."""

@@ -9,6 +9,8 @@ import time
 from ragmetrics_core.demo.corpus import Corpus, search
 from ragmetrics_core.online.types import ContextDraft, Origin, SampleDraft, SampleSink
 
+__all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
+
 CHAIN_NAME = "ragmetrics-demo"
 
 

@@ -14,6 +14,8 @@ from importlib import resources
 
 from pydantic import BaseModel, ConfigDict
 
+__all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
+
 DIMENSIONS = 256
 TOP_K = 3
 _WORD = re.compile(r"[a-z0-9]+")

@@ -17,6 +17,8 @@ if TYPE_CHECKING:
     from ragmetrics_core.online import EvaluationRecord
     from ragmetrics_core.online import OnlinePipeline as ScoringPipeline
 
+__all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
+
 Scored = list[tuple[RagSample, EvaluationResult]]
 
 

@@ -20,6 +20,8 @@ from ragmetrics_core.demo.pipelines import (
 from ragmetrics_core.engine import Evaluator
 from ragmetrics_core.results import EvaluationResult
 
+__all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
+
 # (metric id, column title): the six scores that tell the scenarios apart (a grounded answer, a hallucination, noise
 # copied from an irrelevant chunk, a retrieval miss answered from the model's own knowledge). The HTML report the
 # demo writes has all fifteen, claim by claim.

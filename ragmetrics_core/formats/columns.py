@@ -21,6 +21,8 @@ from ragmetrics_core.formats.errors import RowError, describe_value
 from ragmetrics_core.formats.records import RawRecord
 from ragmetrics_core.sample import Context, RagSample
 
+__all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
+
 FIELDS = ("user_input", "retrieved_contexts", "response", "reference", "id", "metadata")
 
 ALIASES: dict[str, tuple[str, ...]] = {

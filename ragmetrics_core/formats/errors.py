@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
+__all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
+
 NO_SAMPLES = "no samples to evaluate (the input is empty or has no rows)"
 
 

@@ -20,6 +20,8 @@ from ragmetrics_core.formats.records import WRAPPER_KEYS, RawRecord, TableFormat
 from ragmetrics_core.formats.tables import in_memory_rows, is_in_memory, memory_name
 from ragmetrics_core.sample import RagSample
 
+__all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
+
 InputFormat = Literal["auto", "jsonl", "json", "csv", "ragchecker"]
 Source = str | Path | TextIO | Any
 """A path (or ``-``), an open text stream, or rows in memory (:mod:`ragmetrics_core.formats.tables`)."""

@@ -16,6 +16,8 @@ from typing import Any, Literal, TextIO
 
 from ragmetrics_core.formats.errors import InputError, RowError, describe_value, json_problem
 
+__all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
+
 TableFormat = Literal["jsonl", "json", "csv"]
 
 # Keys under which a JSON object may wrap its list of rows (RAGChecker uses "results").

@@ -18,6 +18,8 @@ from ragmetrics_core.formats.errors import RowError
 from ragmetrics_core.formats.records import RawRecord, refuse_repeated_columns
 from ragmetrics_core.sample import RagSample
 
+__all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
+
 ACCEPTED = (
     "a path (JSONL, JSON, CSV, RAGChecker JSON) or '-', an open text stream, a pandas DataFrame, a HuggingFace "
     "datasets.Dataset, a ragas EvaluationDataset or list of SingleTurnSample, a list of dicts, or a list of "

@@ -3,7 +3,7 @@
 An LLM endpoint consults a :class:`RequestGate` around every attempt it makes, retries included: before sending
 (wait for the rate limit; refused once the budget is spent), after the answer (what it really cost) and on a 429
 (pause everyone for the provider's ``Retry-After``). :class:`ProviderQuota` is the arithmetic, kept free of any
-runtime: :class:`LocalGate` runs it for the requests of one process, and the Ray engine runs the same object in
+runtime: :class:`LocalGate` runs it for the requests of one process, and the Ray backend runs the same object in
 one actor for all its workers (``ragmetrics_core.scale.ray_quota``), so one limit and one budget hold across a
 cluster.
 """
@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal, Protocol
 
 from ragmetrics_core.judges.base import JudgeError
@@ -97,17 +97,8 @@ class _Bucket:
 
 @dataclass(frozen=True, slots=True)
 class QuotaStats:
-    requests: int
-    rate_limited: int
-    prompt_tokens: int
-    completion_tokens: int
-    spent_usd: float
-    refused: int
-
-
-@dataclass(slots=True)
-class _Tally:
-    """What a quota has let through, counted as it happens (:class:`QuotaStats` is its snapshot)."""
+    """What a quota has let through: requests sent, 429s, tokens, dollars spent, requests refused (budget spent).
+    The quota replaces its record at each count, so the one it hands out is a snapshot."""
 
     requests: int = 0
     rate_limited: int = 0
@@ -126,7 +117,7 @@ class ProviderQuota:
     _requests: _Bucket | None = field(init=False, default=None)
     _tokens: _Bucket | None = field(init=False, default=None)
     _paused_until: float = field(init=False, default=0.0)
-    _tally: _Tally = field(init=False, default_factory=_Tally)
+    _counts: QuotaStats = field(init=False, default_factory=QuotaStats)
 
     def __post_init__(self) -> None:
         start = self.now()
@@ -140,7 +131,7 @@ class ProviderQuota:
 
     def exhausted(self) -> str | None:
         """Why no request may start any more, or ``None``."""
-        limits, tally = self.limits, self._tally
+        limits, tally = self.limits, self._counts
         if limits.budget_usd is not None and tally.spent_usd >= limits.budget_usd:
             return f"{BUDGET_EXHAUSTED} (spent ${tally.spent_usd:.4f} of ${limits.budget_usd:g})"
         tokens = tally.prompt_tokens + tally.completion_tokens
@@ -152,7 +143,7 @@ class ProviderQuota:
         """Seconds to wait before sending, or why the request is refused (the budget is spent)."""
         refusal = self.exhausted()
         if refusal is not None:
-            self._tally.refused += 1
+            self._counts = replace(self._counts, refused=self._counts.refused + 1)
             return refusal
         now = self.now()
         wait = max(0.0, self._paused_until - now)
@@ -160,26 +151,30 @@ class ProviderQuota:
             wait = max(wait, self._requests.reserve(1, now))
         if self._tokens is not None:
             wait = max(wait, self._tokens.reserve(estimated_tokens, now))
-        self._tally.requests += 1
+        self._counts = replace(self._counts, requests=self._counts.requests + 1)
         return wait
 
     def settle(self, kind: RequestKind, estimated_tokens: int, prompt_tokens: int, completion_tokens: int) -> None:
         used = prompt_tokens + completion_tokens
         if self._tokens is not None:
             self._tokens.give_back(estimated_tokens - used)  # negative when the estimate was short: others wait
-        self._tally.prompt_tokens += prompt_tokens
-        self._tally.completion_tokens += completion_tokens
+        counts = self._counts
+        spent = counts.spent_usd
         if kind == "chat" and self.limits.price is not None:
             prompt_price, completion_price = self.limits.price
-            self._tally.spent_usd += (prompt_tokens * prompt_price + completion_tokens * completion_price) / 1e6
+            spent += (prompt_tokens * prompt_price + completion_tokens * completion_price) / 1e6
+        self._counts = replace(
+            counts, prompt_tokens=counts.prompt_tokens + prompt_tokens,
+            completion_tokens=counts.completion_tokens + completion_tokens, spent_usd=spent,
+        )
 
     def pause(self, retry_after_s: float | None) -> None:
         """A 429: nobody sends before the provider's ``Retry-After`` (one second when it did not say)."""
-        self._tally.rate_limited += 1
+        self._counts = replace(self._counts, rate_limited=self._counts.rate_limited + 1)
         self._paused_until = max(self._paused_until, self.now() + (1.0 if retry_after_s is None else retry_after_s))
 
     def stats(self) -> QuotaStats:
-        return QuotaStats(**asdict(self._tally))
+        return self._counts
 
 
 async def obey(answer: float | str) -> None:

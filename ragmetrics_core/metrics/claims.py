@@ -19,6 +19,8 @@ from enum import StrEnum
 from ragmetrics_core.evidence import Check, Verdict
 from ragmetrics_core.metrics.options import Scoring
 
+__all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
+
 StrengthOf = Callable[[Check], float]
 
 
@@ -60,6 +62,8 @@ def strengths_of(checks: Sequence[Check], strength: StrengthOf) -> list[float]:
 def chunk_relevance(chunk_strengths: Sequence[Sequence[float]], n_chunks: int) -> list[float]:
     """relevance_j = max_g s(chunk_j ⊨ g): the levels at which chunk j entails some reference claim, from the
     strengths ``chunk_strengths[g][j]``."""
+    if chunk_strengths and all(len(row) == n_chunks for row in chunk_strengths):
+        return [max(column) for column in zip(*chunk_strengths, strict=True)]  # the usual shape: one strength per chunk
     return [max((row[j] for row in chunk_strengths), default=0.0) for j in range(n_chunks)]
 
 

@@ -18,6 +18,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from ragmetrics_core.metrics.claims import ClaimCategory
 
+__all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
+
 
 def share(strengths: Sequence[float]) -> float:
     """Σ s(x) / |x|: the share of items that hold, averaged over strictness levels."""

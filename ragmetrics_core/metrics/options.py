@@ -6,6 +6,8 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field
 
+__all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
+
 
 class ContextPrecisionStrategy(StrEnum):
     """What a chunk must be useful for: the reference, the response, or the reference when there is one."""

@@ -8,7 +8,7 @@ never as 0.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -19,6 +19,8 @@ from ragmetrics_core.metrics.options import ContextPrecisionStrategy, MetricOpti
 from ragmetrics_core.metrics.strengths import Strengths, Undetermined
 from ragmetrics_core.results import Direction
 from ragmetrics_core.sample import RagSample
+
+__all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
 
 P = EvidencePart
 
@@ -142,6 +144,13 @@ reader below."""
 HIGHER = Direction.HIGHER_IS_BETTER
 LOWER = Direction.LOWER_IS_BETTER
 Needs = frozenset[EvidencePart] | Callable[[RagSample, MetricOptions], frozenset[EvidencePart]]
+
+
+def check_metric_ids(ids: Iterable[str]) -> None:
+    """Refuse ids that name no metric, naming them and the metrics there are (the API's and the commands' check)."""
+    unknown = [metric for metric in ids if metric not in METRICS]
+    if unknown:
+        raise ValueError(f"unknown metric(s) {', '.join(unknown)}; known: {', '.join(METRICS)}")
 
 
 def metric(

@@ -23,6 +23,8 @@ from ragmetrics_core.metrics.claims import (
 from ragmetrics_core.metrics.options import MetricOptions
 from ragmetrics_core.sample import RagSample
 
+__all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
+
 
 class Undetermined(Exception):
     """Raised by a reader when the evidence leaves the metric without a denominator."""

@@ -12,6 +12,8 @@ from typing import Any
 
 from ragmetrics_core.online.types import Origin, SpanRef
 
+__all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
+
 
 def current_origin(
     *,

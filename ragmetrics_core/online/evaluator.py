@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from ragmetrics_core.calibration.model import Calibration, as_calibration
 from ragmetrics_core.engine import AsyncEvaluator
 from ragmetrics_core.judges.base import Usage
-from ragmetrics_core.online.emitters.base import Emitter, EmitterRunner, SubjectSpanFactory
+from ragmetrics_core.online.emitters.base import Emitter, EmitterThread, SubjectSpanFactory
 from ragmetrics_core.online.privacy import PrivacyOptions, Redactor
 from ragmetrics_core.online.sampler import Sampler
 from ragmetrics_core.online.stats import OnlineStats
@@ -31,6 +31,8 @@ from ragmetrics_core.online.types import Origin, SampleDraft, SamplingDecision
 from ragmetrics_core.online.worker import Submission, Worker, WorkerConfig
 from ragmetrics_core.ratelog import RateLimitedLog
 from ragmetrics_core.sample import RagSample
+
+__all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
 
 _log = logging.getLogger("ragmetrics.online")
 _NO_ORIGIN = Origin()
@@ -48,7 +50,7 @@ class _State:
     """What an :class:`OnlinePipeline` changes as it runs, in one object so that a forked child replaces it
     whole (its inherited locks may be held by threads that do not exist in the child, its counts are the
     parent's). ``lock`` guards the counters, the queue and ``idle``; ``start_lock`` guards ``worker`` and
-    ``runners``; ``cond`` (on ``lock``) is notified when the queue is empty and nothing is in flight."""
+    ``emitter_threads``; ``cond`` (on ``lock``) is notified when the queue is empty and nothing is in flight."""
 
     lock: threading.Lock = field(default_factory=threading.Lock)
     cond: threading.Condition = field(init=False)
@@ -57,7 +59,7 @@ class _State:
     idle: bool = False
     finalized: bool = False
     worker: Worker | None = None
-    runners: tuple[EmitterRunner, ...] = ()
+    emitter_threads: tuple[EmitterThread, ...] = ()
     submitted: int = 0
     accepted: int = 0
     completed: int = 0
@@ -204,8 +206,8 @@ class OnlinePipeline:
         if not self._drain(deadline):
             return False
         # Every emitter flushes in parallel on its own thread, so a stuck one cannot starve the others.
-        markers = [(runner, runner.begin_flush(deadline - time.monotonic())) for runner in self._state.runners]
-        results = [runner.wait_flushed(marker, deadline - time.monotonic()) for runner, marker in markers]
+        markers = [(thread, thread.begin_flush(deadline - time.monotonic())) for thread in self._state.emitter_threads]
+        results = [thread.wait_flushed(marker, deadline - time.monotonic()) for thread, marker in markers]
         return all(results)
 
     def shutdown(self, timeout_s: float = 5.0) -> bool:
@@ -227,11 +229,11 @@ class OnlinePipeline:
             self._atexit_registered = False
         drained = self._drain(deadline - 0.1 * max(0.0, timeout_s))
         with state.start_lock:
-            worker, runners = state.worker, state.runners
+            worker, emitter_threads = state.worker, state.emitter_threads
         stopped = worker.stop(deadline - time.monotonic()) if worker is not None else True
         lost = self._finalize()
-        asked = [runner.begin_close(deadline - time.monotonic()) for runner in runners]
-        closed = [runner.wait_closed(deadline - time.monotonic()) for runner in runners]
+        asked = [thread.begin_close(deadline - time.monotonic()) for thread in emitter_threads]
+        closed = [thread.wait_closed(deadline - time.monotonic()) for thread in emitter_threads]
         self._shutdown_result = drained and stopped and not lost and all(asked) and all(closed)
         return self._shutdown_result
 
@@ -253,8 +255,8 @@ class OnlinePipeline:
                 usage=state.usage,
                 budget_remaining=self.sampler.budget_remaining(),
             )
-            runners = state.runners
-        return dataclasses.replace(snapshot, emitters={runner.name: runner.stats() for runner in runners})
+            emitter_threads = state.emitter_threads
+        return dataclasses.replace(snapshot, emitters={thread.name: thread.stats() for thread in emitter_threads})
 
     @property
     def closed(self) -> bool:
@@ -329,7 +331,7 @@ class OnlinePipeline:
             if state.worker is not None or self._closed:
                 return
             try:
-                state.runners = self._start_runners()
+                state.emitter_threads = self._start_emitter_threads()
                 worker = Worker(_Ledger(self), self._worker_config())
                 worker.start()
             except Exception as exc:  # e.g. no more threads: submissions wait and shutdown settles them
@@ -337,15 +339,15 @@ class OnlinePipeline:
                 return
             state.worker = worker
 
-    def _start_runners(self) -> tuple[EmitterRunner, ...]:
-        runners = []
+    def _start_emitter_threads(self) -> tuple[EmitterThread, ...]:
+        emitter_threads = []
         seen: dict[str, int] = {}
         for emitter in self._emitters:
             name = _emitter_name(emitter)
             seen[name] = seen.get(name, 0) + 1
             unique = name if seen[name] == 1 else f"{name}#{seen[name]}"
-            runners.append(EmitterRunner(emitter, unique, self._emitter_queue, self._on_emitter_failure))
-        return tuple(runners)
+            emitter_threads.append(EmitterThread(emitter, unique, self._emitter_queue, self._on_emitter_failure))
+        return tuple(emitter_threads)
 
     def _worker_config(self) -> WorkerConfig:
         evaluator = self._evaluator
@@ -357,7 +359,7 @@ class OnlinePipeline:
             concurrency=self._concurrency,
             evaluation_timeout_s=self._evaluation_timeout_s,
             redactor=self._redactor,
-            runners=self._state.runners,
+            emitter_threads=self._state.emitter_threads,
             subject_factory=subject_factory,
             evaluator_factory=factory,
             warn=self._warn,

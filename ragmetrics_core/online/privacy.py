@@ -21,6 +21,8 @@ from ragmetrics_core.results import ClaimExplanation, EvaluationResult
 from ragmetrics_core.scrub import mask_known_secrets, scrub_secrets
 from ragmetrics_core.text import truncate
 
+__all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
+
 _log = logging.getLogger("ragmetrics.online")
 
 REDACTION_FAILED = "[redaction failed]"

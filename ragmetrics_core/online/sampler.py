@@ -27,6 +27,8 @@ from typing import Any
 from ragmetrics_core.online.types import Origin
 from ragmetrics_core.online.types import SamplingDecision as SamplingDecision  # where it was first declared
 
+__all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
+
 _KEY_MASK = (1 << 64) - 1
 _KEY_SPACE = 1 << 64
 _ESTIMATE_WINDOW = 20

@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 from ragmetrics_core.judges.base import Usage
 from ragmetrics_core.online.emitters.base import EmitterStats
 
+__all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
+
 
 @dataclass(frozen=True, slots=True)
 class OnlineStats:

@@ -24,7 +24,7 @@ from ragmetrics_core.budget import Budget, cpu_budget
 from ragmetrics_core.engine import AsyncEvaluator
 from ragmetrics_core.judges.base import Usage
 from ragmetrics_core.judges.quota import SpendMeter, metering
-from ragmetrics_core.online.emitters.base import EmitterRunner, SubjectSpanFactory
+from ragmetrics_core.online.emitters.base import EmitterThread, SubjectSpanFactory
 from ragmetrics_core.online.privacy import Redactor, explain_for_telemetry, sanitize_result
 from ragmetrics_core.online.sampler import Route
 from ragmetrics_core.online.types import EvaluationRecord, Origin, SampleDraft, SampleView, SamplingDecision, SpanRef
@@ -32,6 +32,8 @@ from ragmetrics_core.ratelog import RateLimitedLog
 from ragmetrics_core.results import EvaluationResult
 from ragmetrics_core.runner import is_cancellation
 from ragmetrics_core.sample import RagSample
+
+__all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
 
 _log = logging.getLogger("ragmetrics.online")
 
@@ -69,7 +71,7 @@ class WorkerConfig:
     concurrency: int
     evaluation_timeout_s: float | None
     redactor: Redactor
-    runners: Sequence[EmitterRunner]
+    emitter_threads: Sequence[EmitterThread]
     subject_factory: SubjectSpanFactory | None
     evaluator_factory: Callable[[], AsyncEvaluator]
     warn: RateLimitedLog
@@ -231,7 +233,7 @@ class Worker:
         started_ns: int,
         finished_ns: int,
     ) -> None:
-        if not self._config.runners:
+        if not self._config.emitter_threads:
             return
         redactor = self._config.redactor
         view = None if sample is None else SampleView.of(sample, redactor)
@@ -257,10 +259,10 @@ class Worker:
             metrics=metrics,
             metric_explanations={} if result is None else explain_for_telemetry(result, redactor),
         )
-        for runner in self._config.runners:
-            if not runner.offer(record):
+        for thread in self._config.emitter_threads:
+            if not thread.offer(record):
                 self._config.warn.warning(
-                    f"backlog:{runner.name}", "ragmetrics emitter %s is backlogged; dropping records", runner.name
+                    f"backlog:{thread.name}", "ragmetrics emitter %s is backlogged; dropping records", thread.name
                 )
 
     def _create_subject(self, origin: Origin, view: SampleView | None) -> SpanRef | None:

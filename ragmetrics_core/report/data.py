@@ -15,6 +15,8 @@ from ragmetrics_core.formats.results_io import scan_results
 from ragmetrics_core.results import Direction, EvaluationResult
 from ragmetrics_core.sample import RagSample
 
+__all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
+
 DETAIL_LIMIT = 1000
 """Samples shown in full in a report; the figures always cover every sample."""
 

@@ -25,6 +25,8 @@ from ragmetrics_core.sample import RagSample
 from ragmetrics_core.scrub import mask_known_secrets
 from ragmetrics_core.summary_format import format_usage, undetermined_reasons
 
+__all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
+
 CATEGORIES: tuple[tuple[str, str, str], ...] = (
     # (category id, label, css class)
     ("correct_grounded", "correct, grounded in a chunk", "cat-grounded"),

@@ -7,6 +7,8 @@ from html import escape
 
 from ragmetrics_core.results import Direction
 
+__all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
+
 BINS = 10
 _GOOD = (46, 160, 67)
 _BAD = (207, 34, 46)

@@ -13,6 +13,8 @@ import ray
 
 from ragmetrics_core.judges.quota import ProviderLimits, ProviderQuota, QuotaStats, RequestKind, obey
 
+__all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
+
 
 class _QuotaActor:
     def __init__(self, limits: ProviderLimits) -> None:

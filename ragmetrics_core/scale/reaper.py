@@ -2,7 +2,7 @@
 
 When the driver that started a local Ray (``ray.init()`` without an address) is killed, Ray's GCS server and raylet
 notice and exit, but the raylet's DashboardAgent and RuntimeEnvAgent do not: with Ray 2.60 both stay behind,
-orphaned to init, after ``kill -9`` of ``ragmetrics evaluate --engine ray``. A SIGKILL runs no cleanup in the
+orphaned to init, after ``kill -9`` of ``ragmetrics evaluate --backend ray``. A SIGKILL runs no cleanup in the
 driver, so the cleanup has to live elsewhere: :func:`start_reaper` spawns this module as a small process of its own
 session that watches the driver, remembers every Ray process it has seen below it, and stops those still running
 once the driver is gone. A driver that shuts Ray down itself stops the reaper first (:meth:`Reaper.stop`), so a
@@ -22,6 +22,8 @@ import time
 from collections.abc import Iterable
 
 import psutil
+
+__all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
 
 POLL_S = 0.5
 GRACE_S = 5.0

@@ -1,4 +1,4 @@
-"""Score a batch of rows wherever it is handed over: the engine-neutral unit a distributed run ships to its workers.
+"""Score a batch of rows wherever it is handed over: the backend-neutral unit a distributed run ships to its workers.
 
 A :class:`RowScorer` is only a description (judge settings, metrics, options, per-worker concurrency, and
 optionally a shared :class:`~ragmetrics_core.judges.quota.RequestGate`): it pickles without a live client or an
@@ -28,6 +28,8 @@ from ragmetrics_core.sample import RagSample
 
 if TYPE_CHECKING:
     import pyarrow
+
+__all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
 
 RECORD_COLUMN = "record"
 """The full JSONL results line of a row (what ``ragmetrics evaluate --out x.jsonl`` writes)."""
@@ -60,8 +62,8 @@ class RowScorer:
 
     ``concurrency``: samples in flight at once within a batch (what an LLM judge needs; the embedded judge is
     CPU-bound and gains nothing past 1). ``columns``: field → column mapping for raw rows, as ``--column``.
-    ``environment``: variables the workers need set (default: :func:`forwarded_environment` of this process; an
-    engine sets them on its workers, e.g. Ray's ``runtime_env``).
+    ``environment``: variables the workers need set (default: :func:`forwarded_environment` of this process; a
+    backend sets them on its workers, e.g. Ray's ``runtime_env``).
     """
 
     def __init__(

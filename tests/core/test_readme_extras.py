@@ -15,7 +15,7 @@ NEEDS = {
     "llamaindex": ("from ragmetrics_llamaindex", "import ragmetrics_llamaindex"),
     "otel": ("OtelEmitter",),
     "phoenix": ("PhoenixEmitter",),
-    "ray": ("--engine ray",),
+    "ray": ("--backend ray",),
 }
 
 

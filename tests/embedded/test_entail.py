@@ -6,7 +6,7 @@ import pytest
 
 from ragmetrics_core.evidence import Verdict
 from ragmetrics_core.judges.embedded.entail import Premise, check
-from ragmetrics_core.judges.embedded.normalize import terms
+from ragmetrics_core.judges.embedded.terms import terms
 
 
 def _verdict(claim: str, premise: str) -> tuple[Verdict, str]:

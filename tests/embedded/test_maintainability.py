@@ -1,5 +1,5 @@
 """The embedded judge stays one a person can change: every module keeps radon's maintainability index at 20 or
-more, and no function or method goes above a cyclomatic complexity of 25 (issue #26)."""
+more, no function or method goes above a cyclomatic complexity of 25, and the judge does not grow (issue #26)."""
 
 from __future__ import annotations
 
@@ -13,21 +13,48 @@ import ragmetrics_core.judges.embedded as embedded
 
 MIN_MAINTAINABILITY = 20.0
 MAX_COMPLEXITY = 25
-MODULES = sorted(Path(embedded.__file__).parent.glob("*.py"))
+PACKAGE = Path(embedded.__file__).parent
+MODULES = sorted(PACKAGE.rglob("*.py"))
+ISSUE_LIMIT = 3_736
+"""Python lines of the judge at commit d31f188, when issue #26 asked for a judge "no bigger than today"."""
+CEILING = 4_706
+"""Python lines the judge may have now: no more than after the word lists became data and main's subject and
+quotation rules were merged. Lower it as the judge shrinks; it goes when the judge is within :data:`ISSUE_LIMIT`."""
+
+
+def python_lines() -> int:
+    """Every line of every ``.py`` file of the package, sub-packages included (what ``wc -l`` counts)."""
+    return sum(path.read_text(encoding="utf-8").count("\n") for path in MODULES)
 
 
 def test_every_module_of_the_judge_is_measured() -> None:
     assert len(MODULES) >= 20
     assert {"terms.py", "tokens.py", "numbers.py", "entail.py", "windows.py"} <= {path.name for path in MODULES}
+    assert {"english.py", "russian.py", "chinese.py", "nonclaims.py"} <= {path.name for path in MODULES}
 
 
-@pytest.mark.parametrize("path", MODULES, ids=[path.name for path in MODULES])
+def test_the_judge_does_not_grow() -> None:
+    assert python_lines() <= CEILING
+
+
+@pytest.mark.xfail(reason="issue #26 item 5: the judge is still above its size at d31f188", strict=True)
+def test_the_judge_is_no_bigger_than_when_the_issue_was_filed() -> None:
+    assert python_lines() <= ISSUE_LIMIT
+
+
+def test_the_line_count_is_what_wc_counts(tmp_path: Path) -> None:
+    module = tmp_path / "module.py"
+    module.write_text("a = 1\n\n# why\nb = 2\n", encoding="utf-8")
+    assert module.read_text(encoding="utf-8").count("\n") == 4
+
+
+@pytest.mark.parametrize("path", MODULES, ids=[str(path.relative_to(PACKAGE)) for path in MODULES])
 def test_maintainability_index_of_each_module(path: Path) -> None:
     # multi=True counts docstrings as comments, as the ``radon mi`` command does by default.
     assert mi_visit(path.read_text(encoding="utf-8"), multi=True) >= MIN_MAINTAINABILITY
 
 
-@pytest.mark.parametrize("path", MODULES, ids=[path.name for path in MODULES])
+@pytest.mark.parametrize("path", MODULES, ids=[str(path.relative_to(PACKAGE)) for path in MODULES])
 def test_no_function_is_too_complex(path: Path) -> None:
     blocks = cc_visit(path.read_text(encoding="utf-8"))
     too_complex = [(block.name, block.complexity) for block in blocks if block.complexity > MAX_COMPLEXITY]

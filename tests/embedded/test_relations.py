@@ -9,7 +9,7 @@ import pytest
 from ragmetrics_core import Evaluator, RagSample
 from ragmetrics_core.evidence import Verdict
 from ragmetrics_core.judges.embedded.entail import Premise, check
-from ragmetrics_core.judges.embedded.normalize import terms
+from ragmetrics_core.judges.embedded.terms import terms
 
 
 def _faithfulness(question: str, contexts: list[str], response: str) -> float | None:

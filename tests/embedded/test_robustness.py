@@ -14,8 +14,9 @@ from ragmetrics_core.budget import EvaluationBudgetExceeded, cpu_budget
 from ragmetrics_core.evidence import EvidencePart
 from ragmetrics_core.judges.base import CheckRequest
 from ragmetrics_core.judges.embedded import EmbeddedJudge
-from ragmetrics_core.judges.embedded.normalize import parse_number, terms
+from ragmetrics_core.judges.embedded.numbers import parse_number
 from ragmetrics_core.judges.embedded.segment import sentences
+from ragmetrics_core.judges.embedded.terms import terms
 
 RUSSIAN_FIGURES = "Выручка составила 286,723 213,723 210,851 172,566 175,163 тыс. рублей по годам."
 

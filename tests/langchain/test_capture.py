@@ -54,7 +54,7 @@ def test_invoke_captures_question_documents_and_answer(
     assert item.origin is not None and item.origin.start_time_ns is not None
     assert item.origin.start_time_ns >= before
     stats = handler.stats()
-    assert (stats.runs_started, stats.samples_submitted, stats.live_runs, stats.tracked_children) == (
+    assert (stats.runs.runs_started, stats.samples_submitted, stats.runs.live_runs, stats.runs.tracked_children) == (
         1,
         1,
         0,
@@ -121,7 +121,7 @@ def test_batch_gives_one_sample_per_input(
     assert len(sink.drafts) == 3
     assert _by_question(sink) == {q: [d.page_content for d in expected_docs(q)] for q in QUESTIONS}
     assert len({item.origin.run_id for item in sink.items if item.origin}) == 3
-    assert handler.stats().live_runs == 0
+    assert handler.stats().runs.live_runs == 0
 
 
 async def test_abatch_gives_one_sample_per_input(
@@ -133,7 +133,7 @@ async def test_abatch_gives_one_sample_per_input(
     chain = rag_chain(retriever, responses=[ANSWER] * 3)
     await chain.abatch(QUESTIONS, config={"callbacks": [handler]})
     assert _by_question(sink) == {q: [d.page_content for d in expected_docs(q)] for q in QUESTIONS}
-    assert handler.stats().live_runs == 0
+    assert handler.stats().runs.live_runs == 0
 
 
 def test_with_config_attaches_the_handler_per_chain(

@@ -70,7 +70,7 @@ def test_graph_with_retrieval_node(
     assert [c.id for c in item.draft.contexts] == [d.id for d in state["documents"]]
     assert item.draft.reference == "In Paris."
     assert item.origin is not None and item.origin.chain_name == "LangGraph"
-    assert handler.stats().live_runs == 0 and handler.stats().tracked_children == 0
+    assert handler.stats().runs.live_runs == 0 and handler.stats().runs.tracked_children == 0
 
 
 async def test_graph_ainvoke_and_astream(
@@ -97,7 +97,7 @@ def test_interrupt_and_resume_give_one_sample_without_warnings(
         paused = graph.invoke({"question": QUESTION}, config=config)
         assert "__interrupt__" in paused
         assert sink.drafts == []  # a paused run has no answer yet
-        assert handler.stats().parked_interrupted == 1
+        assert handler.stats().runs.parked_interrupted == 1
         final = graph.invoke(Command(resume="yes"), config=config)
     assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
     item = sink.only()
@@ -106,24 +106,24 @@ def test_interrupt_and_resume_give_one_sample_without_warnings(
     assert item.draft.response == final["answer"] == ANSWER
     assert [c.id for c in item.draft.contexts] == [d.id for d in final["documents"]]
     stats = handler.stats()
-    assert (stats.runs_interrupted, stats.runs_resumed, stats.runs_failed, stats.callback_failures) == (
+    assert (stats.runs_interrupted, stats.runs.runs_resumed, stats.runs_failed, stats.callback_failures) == (
         1,
         1,
         0,
         0,
     )
-    assert (stats.live_runs, stats.parked_interrupted, stats.tracked_children) == (0, 0, 0)
+    assert (stats.runs.live_runs, stats.runs.parked_interrupted, stats.runs.tracked_children) == (0, 0, 0)
 
 
 def test_interrupt_without_resume_is_freed_after_the_ttl(retriever: BaseRetriever, sink: RecordingSink) -> None:
     handler = RagMetricsCallbackHandler(sink, run_ttl_s=0.05)
     graph = build_graph(retriever, with_approval=True, checkpointer=MemorySaver())
     graph.invoke({"question": QUESTION}, config={"callbacks": [handler], "configurable": {"thread_id": "t"}})
-    assert handler.stats().parked_interrupted == 1
+    assert handler.stats().runs.parked_interrupted == 1
     time.sleep(0.1)
     build_graph(retriever).invoke({"question": QUESTION}, config={"callbacks": [handler]})
     stats = handler.stats()
-    assert stats.parked_interrupted == 0 and stats.evicted_expired >= 1
+    assert stats.runs.parked_interrupted == 0 and stats.runs.evicted_expired >= 1
     assert len(sink.drafts) == 1
 
 
@@ -155,7 +155,7 @@ def test_interrupt_reported_as_the_root_error_is_a_pause_too(sink: RecordingSink
     handler.on_retriever_start(None, QUESTION, run_id=retriever_run, parent_run_id=paused)
     handler.on_retriever_end([Doc(page_content="The tower is in Paris.", id="t")], run_id=retriever_run)
     handler.on_chain_error(GraphInterrupt(()), run_id=paused)
-    assert sink.drafts == [] and handler.stats().parked_interrupted == 1
+    assert sink.drafts == [] and handler.stats().runs.parked_interrupted == 1
     handler.on_chain_start(None, {"question": QUESTION}, run_id=resumed, metadata=metadata)
     handler.on_chain_end({"question": QUESTION, "answer": ANSWER}, run_id=resumed)
     draft = sink.only().draft
@@ -173,4 +173,5 @@ def test_interrupt_without_thread_id_is_dropped_quietly(sink: RecordingSink, cap
         handler.on_chain_error(GraphInterrupt(()), run_id=root)
     assert not caplog.records
     stats = handler.stats()
-    assert (stats.runs_interrupted, stats.parked_interrupted, stats.live_runs, stats.runs_failed) == (1, 0, 0, 0)
+    runs = stats.runs
+    assert (stats.runs_interrupted, runs.parked_interrupted, runs.live_runs, stats.runs_failed) == (1, 0, 0, 0)

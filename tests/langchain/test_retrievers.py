@@ -126,7 +126,7 @@ def test_retriever_invoked_alone_is_not_a_sample(sink: RecordingSink, handler: R
     make_store().as_retriever().invoke(QUESTION, config={"callbacks": [handler]})
     assert sink.drafts == []
     stats = handler.stats()
-    assert stats.ignored_orphans == 1 and stats.live_runs == 0 and stats.tracked_children == 0
+    assert stats.runs.ignored_orphans == 1 and stats.runs.live_runs == 0 and stats.runs.tracked_children == 0
 
 
 def test_failed_retriever_leaves_the_others(sink: RecordingSink, handler: RagMetricsCallbackHandler) -> None:

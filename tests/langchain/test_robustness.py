@@ -46,7 +46,7 @@ def test_chain_that_raises_frees_its_state_and_submits_nothing(
         chain.invoke(QUESTION, config={"callbacks": [handler]})
     assert sink.drafts == []
     stats = handler.stats()
-    assert (stats.runs_failed, stats.live_runs, stats.tracked_children, stats.callback_failures) == (
+    assert (stats.runs_failed, stats.runs.live_runs, stats.runs.tracked_children, stats.callback_failures) == (
         1,
         0,
         0,
@@ -63,7 +63,7 @@ async def test_async_chain_that_raises_frees_its_state(
     chain = {"context": retriever | join_docs, "question": RunnablePassthrough()} | RunnableLambda(fail)
     with pytest.raises(ValueError):
         await chain.ainvoke(QUESTION, config={"callbacks": [handler]})
-    assert handler.stats().live_runs == 0 and handler.stats().runs_failed == 1
+    assert handler.stats().runs.live_runs == 0 and handler.stats().runs_failed == 1
 
 
 def test_sink_that_raises_does_not_break_the_chain(retriever: BaseRetriever, caplog: pytest.LogCaptureFixture) -> None:
@@ -135,11 +135,11 @@ def test_runs_that_never_end_expire(sink: RecordingSink) -> None:
         root = uuid.uuid4()
         handler.on_chain_start(None, "q", run_id=root)
         handler.on_chain_start(None, "q", run_id=uuid.uuid4(), parent_run_id=root)
-    assert handler.stats().live_runs == 5
+    assert handler.stats().runs.live_runs == 5
     time.sleep(0.6)
     handler.on_chain_start(None, "q", run_id=uuid.uuid4())
     stats = handler.stats()
-    assert (stats.live_runs, stats.tracked_children, stats.evicted_expired) == (1, 0, 5)
+    assert (stats.runs.live_runs, stats.runs.tracked_children, stats.runs.evicted_expired) == (1, 0, 5)
 
 
 def test_live_runs_are_capped_and_late_children_of_dropped_runs_ignored(sink: RecordingSink) -> None:
@@ -150,7 +150,7 @@ def test_live_runs_are_capped_and_late_children_of_dropped_runs_ignored(sink: Re
         handler.on_chain_start(None, "q", run_id=root)
         handler.on_chain_start(None, "q", run_id=steps[root], parent_run_id=root)
     stats = handler.stats()
-    assert (stats.live_runs, stats.evicted_overflow) == (3, 1)
+    assert (stats.runs.live_runs, stats.runs.evicted_overflow) == (3, 1)
     # The dropped run goes on: its new children must not be taken for new top-level runs.
     late_chain, late_retriever = uuid.uuid4(), uuid.uuid4()
     handler.on_chain_start(None, "q", run_id=late_chain, parent_run_id=steps[roots[0]])
@@ -159,7 +159,7 @@ def test_live_runs_are_capped_and_late_children_of_dropped_runs_ignored(sink: Re
     handler.on_chain_end("a", run_id=late_chain)
     handler.on_chain_end("a", run_id=roots[0])
     assert sink.drafts == []
-    assert handler.stats().live_runs == 3
+    assert handler.stats().runs.live_runs == 3
 
 
 class CountingSink:
@@ -198,7 +198,7 @@ def test_memory_stays_bounded_over_many_runs(retriever: BaseRetriever) -> None:
     assert grown < 4096, f"handler kept {grown} bytes over 300 runs"
     assert sink.count == 350
     assert sink.count == 350
-    assert handler.stats().live_runs == 0 and handler.stats().tracked_children == 0
+    assert handler.stats().runs.live_runs == 0 and handler.stats().runs.tracked_children == 0
 
 
 def test_many_concurrent_invocations_from_threads(
@@ -219,7 +219,7 @@ def test_many_concurrent_invocations_from_threads(
         assert draft.response == f"answer to: {draft.user_input}"
         assert [c.id for c in draft.contexts] == [d.id for d in retriever.invoke(draft.user_input)]
     stats = handler.stats()
-    assert (stats.samples_submitted, stats.live_runs, stats.tracked_children, stats.callback_failures) == (
+    assert (stats.samples_submitted, stats.runs.live_runs, stats.runs.tracked_children, stats.callback_failures) == (
         200,
         0,
         0,
@@ -239,7 +239,7 @@ async def test_many_concurrent_async_invocations(
     questions = [f"q{i}" for i in range(100)]
     await asyncio.gather(*(chain.ainvoke(q, config={"callbacks": [handler]}) for q in questions))
     assert sorted(d.user_input for d in sink.drafts) == sorted(questions)
-    assert handler.stats().live_runs == 0
+    assert handler.stats().runs.live_runs == 0
 
 
 @pytest.mark.parametrize(

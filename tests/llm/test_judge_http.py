@@ -343,7 +343,7 @@ def test_one_client_per_endpoint_and_loop_for_the_loops_life(
         await Evaluator(judge=judge).aevaluate_many([synthetic_sample(2) for _ in range(20)], concurrency=4)
 
     asyncio.run(many())
-    assert len(built) == 2  # chat and embeddings endpoints, for 20 samples × 4 requests
+    assert len(built) == 1  # embeddings come from the chat endpoint: one client for 20 samples × 4 requests
     assert all(client.is_closed() for client in built)  # closed when asyncio.run shut its loop down
 
     async def explicit() -> None:
@@ -351,4 +351,11 @@ def test_one_client_per_endpoint_and_loop_for_the_loops_life(
         await judge.aclose()
 
     asyncio.run(explicit())
+    assert len(built) == 2 and all(client.is_closed() for client in built)
+
+    # Embeddings from an endpoint of their own: a client each.
+    elsewhere = OpenAIJudge(OpenAIJudgeConfig(
+        model="m", base_url=server.base_url, embedding_model="e", embedding_base_url=server.base_url + "/"
+    ))
+    asyncio.run(Evaluator(judge=elsewhere).aevaluate(synthetic_sample(2)))
     assert len(built) == 4 and all(client.is_closed() for client in built)

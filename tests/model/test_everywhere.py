@@ -1,5 +1,5 @@
 """The model judge wherever a judge goes: the evaluator, evaluate(data), the CLI, the online evaluator, an
-ensemble with an LLM judge, LLM claim extraction, and the row scorer the Ray engine ships to its workers."""
+ensemble with an LLM judge, LLM claim extraction, and the row scorer the Ray backend ships to its workers."""
 
 from __future__ import annotations
 
@@ -255,12 +255,12 @@ def test_the_row_scorer_loads_the_model_once_per_process(models: Callable[..., P
 
 
 def test_ray_workers_get_one_inference_thread_per_cpu(models: Callable[..., Path]) -> None:
-    ray_engine = pytest.importorskip("ragmetrics_core.scale.ray_engine")
+    ray_backend = pytest.importorskip("ragmetrics_core.scale.ray_backend")
     scorer = RowScorer(JudgeSettings(kind="model", models=[str(models())]), METRICS)
-    sized = ray_engine._model_threads(scorer, 2.0)
+    sized = ray_backend._model_threads(scorer, 2.0)
     assert sized.judge.model_options == {"threads": 2} and scorer.judge.model_options is None
     chosen = RowScorer(JudgeSettings(kind="model", models=["x"], model_options={"threads": 3}), METRICS)
-    assert ray_engine._model_threads(chosen, 1.0) is chosen
+    assert ray_backend._model_threads(chosen, 1.0) is chosen
     assert threading.active_count() >= 1
 
 

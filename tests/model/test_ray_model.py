@@ -23,7 +23,7 @@ __all__ = ["ray_cluster", "ray_head"]  # the shared head node's fixtures, used h
 
 
 def test_ray_workers_score_with_the_model_as_one_process_does(ray_cluster: str, models: Callable[..., Path]) -> None:
-    from ragmetrics_core.scale.ray_engine import evaluate_on_ray
+    from ragmetrics_core.scale.ray_backend import evaluate_on_ray
 
     directory = str(models())
     data = samples()

@@ -28,6 +28,7 @@ from tests.langchain.conftest import make_store, rag_chain
 from tests.monitoring.conftest import DictatedEvaluator
 from tests.monitoring.langfuse_server import LangfuseStandIn, serve
 from tests.online.judges import ScriptedJudge
+from tests.servers import free_port
 
 PUBLIC = "pk-lf-test-1234"
 SECRET = "sk-lf-very-secret-5678"
@@ -245,12 +246,7 @@ def test_a_record_without_a_span_is_an_emitter_failure(langfuse: tuple[LangfuseS
 
 
 def test_an_unreachable_langfuse_costs_the_flush_not_the_app(caplog: Any) -> None:
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        closed_port = sock.getsockname()[1]
-    target = emitter(f"http://127.0.0.1:{closed_port}", max_retries=1, timeout_s=1)
+    target = emitter(f"http://127.0.0.1:{free_port()}", max_retries=1, timeout_s=1)
     online = pipeline(target, [(sample(faithfulness=1.0), span(7))])
     assert not online.flush(timeout_s=10)
     assert target.failed == 2 and target.sent == 0

@@ -11,13 +11,12 @@ right counts, the rules healthy and the quality alerts pending, and every Grafan
 from __future__ import annotations
 
 import shutil
-import socket
 import subprocess
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import httpx
 import pytest
@@ -32,6 +31,7 @@ from ragmetrics_langchain import RagMetricsCallbackHandler
 from tests.langchain.conftest import make_store, rag_chain
 from tests.monitoring.promql import RULES, dashboard_queries, instantiate
 from tests.online.judges import ScriptedJudge
+from tests.servers import free_port, poll, stop, wait_until_ready
 
 PROMETHEUS = shutil.which("prometheus")
 pytestmark = [
@@ -48,7 +48,6 @@ HALLUCINATED = "The Eiffel Tower is in Rome."
 OUTAGE = "The judge is down for this one."
 REFERENCE = "The Eiffel Tower is in Paris."
 METRICS = ["faithfulness", "context_recall"]
-T = TypeVar("T")
 
 
 class OutageJudge(ScriptedJudge):
@@ -63,21 +62,6 @@ class OutageJudge(ScriptedJudge):
         if "judge is down" in request.response:
             raise JudgeError("upstream answered 503")
         return await super().check(request)
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def poll(fetch: Callable[[], T], done: Callable[[T], bool], timeout_s: float) -> T:
-    deadline = time.monotonic() + timeout_s
-    value = fetch()
-    while not done(value) and time.monotonic() < deadline:
-        time.sleep(0.25)
-        value = fetch()
-    return value
 
 
 @dataclass
@@ -163,29 +147,10 @@ def prometheus(app: App, tmp_path: Path) -> Iterator[Prometheus]:
         url = f"http://127.0.0.1:{port}"
         try:
             with httpx.Client(timeout=5) as client:
-                _wait_until_ready(server, client, url, log_path)
+                wait_until_ready("prometheus", server, f"{url}/-/ready", log_path, timeout_s=60)
                 yield Prometheus(url, client)
         finally:
-            server.terminate()
-            try:
-                server.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                server.kill()
-                server.wait(timeout=10)
-
-
-def _wait_until_ready(server: subprocess.Popen[bytes], client: httpx.Client, url: str, log: Path) -> None:
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if server.poll() is not None:
-            raise RuntimeError(f"prometheus exited with {server.returncode}:\n{log.read_text()[-3000:]}")
-        try:
-            if client.get(f"{url}/-/ready").status_code == 200:
-                return
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.25)
-    raise RuntimeError(f"prometheus did not become ready:\n{log.read_text()[-3000:]}")
+            stop(server)
 
 
 def test_prometheus_scrapes_scores_and_counters_of_a_langchain_app(app: App, prometheus: Prometheus) -> None:

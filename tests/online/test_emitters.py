@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import socket
 import threading
 import time
 from collections.abc import Callable
@@ -22,6 +21,7 @@ from ragmetrics_core.online import (
 from ragmetrics_core.online.emitters.phoenix import NoSubjectSpanError
 from ragmetrics_core.online.types import Origin
 from tests.online.conftest import paris_draft
+from tests.servers import free_port
 
 MakeOnline = Callable[..., OnlinePipeline]
 
@@ -149,12 +149,6 @@ def test_a_hanging_emitter_neither_blocks_the_others_nor_shutdown(make_online: M
     stats = online.stats()
     assert stats.completed == 6 and stats.balanced
     hanging.release.set()
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def test_shutdown_with_an_unreachable_collector_returns_within_its_timeout(make_online: MakeOnline) -> None:

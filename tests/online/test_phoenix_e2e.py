@@ -11,14 +11,13 @@ from __future__ import annotations
 import importlib.util
 import ipaddress
 import os
-import socket
 import subprocess
 import sys
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import httpx
 import pytest
@@ -29,6 +28,7 @@ from ragmetrics_core.online import semconv as sc
 from ragmetrics_core.online.types import Origin
 from tests.online.conftest import METRICS, paris_draft
 from tests.online.judges import ScriptedJudge
+from tests.servers import free_port, poll, stop, wait_until_ready
 
 pytestmark = [
     pytest.mark.slow,
@@ -39,13 +39,6 @@ pytestmark = [
 ]
 
 EXPECTED = {"faithfulness": 0.5, "overall_precision": 0.5, "context_recall": 1.0, "hallucination": 0.5}
-T = TypeVar("T")
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 @pytest.fixture(scope="module")
@@ -68,15 +61,10 @@ def phoenix_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[s
     )
     url = f"http://127.0.0.1:{port}"
     try:
-        _wait_until_ready(server, url, workdir / "server.log")
+        wait_until_ready("phoenix serve", server, f"{url}/healthz", workdir / "server.log", timeout_s=240)
         yield url, server.pid
     finally:
-        server.terminate()
-        try:
-            server.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait(timeout=10)
+        stop(server)
         log.close()
 
 
@@ -105,29 +93,6 @@ def _is_loopback(ip: str) -> bool:
     if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
         return address.ipv4_mapped.is_loopback  # grpc binds 127.0.0.1 through an IPv6 socket: ::ffff:127.0.0.1
     return address.is_loopback
-
-
-def _wait_until_ready(server: subprocess.Popen[bytes], url: str, log: Path) -> None:
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        if server.poll() is not None:
-            raise RuntimeError(f"phoenix serve exited with {server.returncode}:\n{log.read_text()[-3000:]}")
-        try:
-            if httpx.get(f"{url}/healthz", timeout=1).status_code == 200:
-                return
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.5)
-    raise RuntimeError(f"phoenix serve did not become ready:\n{log.read_text()[-3000:]}")
-
-
-def poll(fetch: Callable[[], T], done: Callable[[T], bool], timeout_s: float) -> T:
-    deadline = time.monotonic() + timeout_s
-    value = fetch()
-    while not done(value) and time.monotonic() < deadline:
-        time.sleep(0.5)
-        value = fetch()
-    return value
 
 
 def tracer_provider(url: str, project: str) -> Any:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import socket
 import threading
 import time
 from collections.abc import Awaitable, Callable, MutableMapping
@@ -16,6 +15,7 @@ from ragmetrics_core.online import CallbackEmitter, EvaluationRecord, OnlinePipe
 from ragmetrics_core.online.types import Origin
 from tests.online.conftest import paris_draft
 from tests.online.judges import ScriptedJudge
+from tests.servers import free_port
 
 uvicorn = pytest.importorskip("uvicorn", reason="uvicorn comes with the e2e extra: pip install -e '.[e2e]'")
 pytestmark = pytest.mark.slow
@@ -43,9 +43,7 @@ def test_submissions_from_an_asgi_app_are_scored_off_its_event_loop(
         await send({"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"text/plain")]})
         await send({"type": "http.response.body", "body": decision.value.encode()})
 
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
+    port = free_port()
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="off"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

@@ -8,7 +8,6 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -19,19 +18,13 @@ from typing import Any
 import pytest
 
 from tests.cli.conftest import ROOT, cli_env
+from tests.servers import free_port
 
 # Set before Ray is imported (it reads them once): drivers send the head node's token, and no usage stats are sent.
 # (The head advertises 127.0.0.1 through --node-ip-address; Ray 2.60 still binds its gRPC ports on every interface,
 # see docs/scale.md.)
 LOCAL_RAY = {"RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0", "RAY_AUTH_MODE": "token", "RAY_USAGE_STATS_ENABLED": "0"}
 os.environ.update(LOCAL_RAY)
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-    return port
 
 
 def ray_env() -> dict[str, str]:
@@ -125,7 +118,7 @@ def ray_head(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 @pytest.fixture(scope="session")
 def ray_cluster(ray_head: str) -> Iterator[str]:
     """This process joined to the head node (as a driver); yields the address."""
-    from ragmetrics_core.scale.ray_engine import connect
+    from ragmetrics_core.scale.ray_backend import connect
 
     os.environ.pop("RAY_ADDRESS", None)
     started = connect(ray_head)

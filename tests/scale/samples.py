@@ -1,5 +1,5 @@
 """Rows for the scale tests: several languages, chunk counts, and rows missing a reference or contexts, each with
-an explicit id so results can be matched across engines."""
+an explicit id so results can be matched across backends."""
 
 from __future__ import annotations
 

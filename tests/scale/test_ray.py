@@ -1,4 +1,4 @@
-"""The Ray engine on a real head node (``ray start --head``, joined by address): the same scores as
+"""The Ray backend on a real head node (``ray start --head``, joined by address): the same scores as
 ``Evaluator.evaluate_many``, the same files, summary and errors as the single-process CLI, and no row lost or
 written twice when a worker dies."""
 
@@ -30,7 +30,7 @@ def _expected(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
 
 
 def test_scores_equal_evaluate_many_exactly(ray_cluster: str) -> None:
-    from ragmetrics_core.scale.ray_engine import evaluate_on_ray
+    from ragmetrics_core.scale.ray_backend import evaluate_on_ray
 
     rows = varied_rows(300)
     dataset = evaluate_on_ray(rows, workers=2, batch_size=32)
@@ -46,7 +46,7 @@ def test_a_dataset_and_parquet_in_and_out(ray_cluster: str, tmp_path: Path) -> N
     import pyarrow.parquet
     import ray.data
 
-    from ragmetrics_core.scale.ray_engine import evaluate_on_ray
+    from ragmetrics_core.scale.ray_backend import evaluate_on_ray
 
     rows = varied_rows(30)
     want = _expected(rows)
@@ -65,15 +65,15 @@ def test_a_dataset_and_parquet_in_and_out(ray_cluster: str, tmp_path: Path) -> N
 
 
 def test_a_worker_crash_loses_no_finished_row(ray_cluster: str, tmp_path: Path) -> None:
-    from ragmetrics_core.scale.ray_engine import RayFileEngine
+    from ragmetrics_core.scale.ray_backend import RayBackend
     from tests.scale.crashing import CrashOnceScorer
 
     rows = varied_rows(60)
     fatal = rows[42]["response"]
     source = write_jsonl(tmp_path / "rows.jsonl", rows)
     marker = tmp_path / "died"
-    engine = RayFileEngine(CrashOnceScorer(fatal, marker), workers=2, batch_size=6)
-    run = evaluate_file(source, out=tmp_path / "out.jsonl", engine=engine, progress=False)
+    backend = RayBackend(CrashOnceScorer(fatal, marker), workers=2, batch_size=6)
+    run = evaluate_file(source, out=tmp_path / "out.jsonl", backend=backend, progress=False)
     assert marker.exists(), "the worker was meant to die once"
     written = read_jsonl(tmp_path / "out.jsonl")
     assert sorted(record["sample_id"] for record in written) == sorted(row["id"] for row in rows)  # each once
@@ -98,7 +98,7 @@ def test_cli_outputs_summary_and_report_match_the_single_process(ray_head: str, 
     write_jsonl(tmp_path / "rows.jsonl", varied_rows(60))
     local = _cli(tmp_path, "evaluate", "rows.jsonl", "--out", "local.jsonl", "--report", "local.html")
     on_ray = _cli(tmp_path, "evaluate", "rows.jsonl", "--out", "ray.jsonl", "--report", "ray.html",
-                  "--engine", "ray", "--workers", "2", "--address", ray_head, "--batch-size", "8")
+                  "--backend", "ray", "--workers", "2", "--address", ray_head, "--batch-size", "8")
     assert local.returncode == on_ray.returncode == 0, on_ray.stderr
     assert _without_timing(on_ray.stdout) == _without_timing(local.stdout)
     assert records_by_id(read_jsonl(tmp_path / "ray.jsonl")) == records_by_id(read_jsonl(tmp_path / "local.jsonl"))
@@ -109,7 +109,7 @@ def test_bad_input_gets_the_single_process_file_line_errors(ray_head: str, tmp_p
     rows = [json.dumps(row) for row in varied_rows(4)]
     write_jsonl(tmp_path / "torn.jsonl", [rows[0], rows[1], '{"user_input": "q", "response": ', rows[2]])
     (tmp_path / "nocol.csv").write_text("user_input,reply\nq,a\n", encoding="utf-8")
-    ray_args = ("--engine", "ray", "--workers", "1", "--address", ray_head)
+    ray_args = ("--backend", "ray", "--workers", "1", "--address", ray_head)
     for name in ("torn.jsonl", "nocol.csv"):
         local = _cli(tmp_path, "evaluate", name, "--out", f"{name}.local.jsonl")
         on_ray = _cli(tmp_path, "evaluate", name, "--out", f"{name}.ray.jsonl", *ray_args)

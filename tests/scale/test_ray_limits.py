@@ -38,7 +38,7 @@ def _judge_cli(tmp_path: Path, server: FakeOpenAIServer, address: str, *args: st
     env["RAGMETRICS_EMBEDDING_MODEL"] = "fake-embedding"
     command = cli_command(
         "evaluate", "rows.jsonl", "--out", "out.jsonl", "--judge", "openai", "--model", "fake-judge",
-        "--base-url", server.base_url, "--engine", "ray", "--workers", "2", "--address", address, *args,
+        "--base-url", server.base_url, "--backend", "ray", "--workers", "2", "--address", address, *args,
     )
     return subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
 

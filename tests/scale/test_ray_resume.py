@@ -42,7 +42,7 @@ def test_sigkill_mid_run_then_the_same_command_finishes_each_row_once(
     write_jsonl(tmp_path / "rows.jsonl", [{**good_row(index), "id": f"s{index}"} for index in range(ROWS)])
     command = cli_command(
         "evaluate", "rows.jsonl", "--out", "out.jsonl", "--judge", "openai", "--model", "fake-judge",
-        "--base-url", slow_server.base_url, "--engine", "ray", "--workers", "2", "--concurrency", "2",
+        "--base-url", slow_server.base_url, "--backend", "ray", "--workers", "2", "--concurrency", "2",
         "--batch-size", "4", "--no-progress",
     )
     out = tmp_path / "out.jsonl"

@@ -1,4 +1,4 @@
-"""The engine-neutral row scorer, without Ray: what it pickles, what it returns, and the shared quota arithmetic."""
+"""The backend-neutral row scorer, without Ray: what it pickles, what it returns, and the shared quota arithmetic."""
 
 from __future__ import annotations
 
@@ -169,7 +169,7 @@ def test_the_core_works_without_ray(tmp_path: Any) -> None:
         "import ragmetrics_core, ragmetrics_core.scale\n"
         "from ragmetrics_core.cli import main\n"
         "assert main(['evaluate', 'rows.jsonl', '--no-progress']) == 0\n"
-        "sys.exit(main(['evaluate', 'rows.jsonl', '--engine', 'ray']))\n"
+        "sys.exit(main(['evaluate', 'rows.jsonl', '--backend', 'ray']))\n"
     )
     done = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env=cli_env(), capture_output=True,
                           text=True, timeout=120)

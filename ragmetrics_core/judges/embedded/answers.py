@@ -2,20 +2,12 @@
 
 A RAG answer leans on its question and wraps itself in courtesy: "Great question! Jørn Utzon." to "Who designed
 the Sydney Opera House?". :func:`read_answer` turns it into statements that stand on their own, for the response
-and the reference alike, in four steps, each language's rules in :mod:`.answer_rules`:
-
-1. pieces that are no claim are set aside with their reason (greetings, thanks, offers of help, remarks about
-   the sources; a hedge is taken off the claim it wraps): :mod:`.answer_rules.nonclaims`;
-2. sentences that only decline ("I don't know", "не знаю", "我不知道") state nothing and are dropped;
-3. an answer that is a *fragment* (an entity, a number, a date, yes/no, the pick of a comparative question: no
-   verb of its own) is put into its question; a sentence with a verb is never glued to it;
-4. pronouns: "it" (оно, его before a verb, 它) stands for what the question asks about, and "he"/"she" (он/она,
-   他/她) at the head of the first sentence for a name the question asks about; a pronoun without such an
-   antecedent stays (later sentences' "he"/"she" take the previous sentence's named subject in
-   :mod:`.claims`).
-
-The reading is memoised per (question, answer): the judge reads the same pair for the claims, the questions
-and both checks of a sample.
+and the reference alike, each language's rules in :mod:`.answer_rules`: what is no claim is set aside with its
+reason (:mod:`.answer_rules.nonclaims`); a sentence that only declines states nothing; a *fragment* (an entity,
+a number, a date, yes/no, a comparative pick: no verb of its own) is put into its question, a sentence with a verb
+never is; "it" (оно, его before a verb, 它) stands for what the question asks about, and a leading "he"/"she"
+(он/она, 他/她) of the first sentence for a name it asks about, else the pronoun stays. Memoised per (question,
+answer): the judge reads the same pair for the claims, the questions and both checks of a sample.
 """
 
 from __future__ import annotations
@@ -27,8 +19,8 @@ from functools import lru_cache
 from ragmetrics_core.judges.embedded import lexicon
 from ragmetrics_core.judges.embedded.answer_rules import LanguageRules, rules
 from ragmetrics_core.judges.embedded.answer_rules.nonclaims import Skipped, set_aside
-from ragmetrics_core.judges.embedded.normalize import prepare
 from ragmetrics_core.judges.embedded.segment import language, sentences
+from ragmetrics_core.judges.embedded.tokens import prepare
 
 _MEMO_CHARS = 20_000
 """Pairs longer than this are read afresh each time (a cache must not keep huge texts alive)."""

@@ -6,8 +6,8 @@ relative pronoun or a participle opens a clause with its own predicate ("France 
 capital is Paris"); the sentence subject is carried into clauses that lack one ("its capital" → "France's
 capital", ", known for X" → "X is known for …"). Enumerations of three or more short items become one claim per
 item. A leading pronoun is replaced by the previous sentence's subject when that subject names something
-(:mod:`.answer_rules.previous_subject`). Chinese sentences are split at their commas
-(:mod:`.answer_rules.chinese_claims`). Claims keep the input's language.
+(each language's rule in :mod:`.answer_rules`). Chinese sentences are split at their commas
+(:func:`.answer_rules.chinese.split_chinese`). Claims keep the input's language.
 """
 
 from __future__ import annotations
@@ -17,14 +17,13 @@ import re
 from ragmetrics_core.construct import builder
 from ragmetrics_core.evidence import Claim
 from ragmetrics_core.judges.embedded import lexicon
-from ragmetrics_core.judges.embedded.answer_rules.chinese_claims import split_chinese
+from ragmetrics_core.judges.embedded.answer_rules import english, russian
+from ragmetrics_core.judges.embedded.answer_rules.chinese import split_chinese
 from ragmetrics_core.judges.embedded.answer_rules.nonclaims import Skipped, set_aside
-from ragmetrics_core.judges.embedded.answer_rules.previous_subject import names_something, resolve_leading_pronoun
 from ragmetrics_core.judges.embedded.answer_rules.reactions import is_reaction, without_hedge
-from ragmetrics_core.judges.embedded.lexicon import words
 from ragmetrics_core.judges.embedded.memo import text_cache
-from ragmetrics_core.judges.embedded.normalize import terms
 from ragmetrics_core.judges.embedded.segment import language, sentences
+from ragmetrics_core.judges.embedded.terms import terms
 
 _new_claim = builder(Claim)
 
@@ -45,33 +44,21 @@ _EN_SPLIT_RE = re.compile(
     + r")\s)",
     re.IGNORECASE,
 )
-_EN_JOINER_RE = re.compile(r"\s+(?:and|but)\s", re.IGNORECASE)
-"""Where an ``_EN_SPLIT_RE`` match without a comma can start."""
 _RU_SPLIT_RE = re.compile(
     r",\s+(?P<conj>а|но|однако|зато|причем|и|хотя)\s+|,\s+(?P<rel>который|которая|которое|которые|где)\s+",
     re.IGNORECASE,
 )
 _SEMICOLON_RE = re.compile(r"\s*;\s*")
-_ALNUM_RE = re.compile(r"[^\W_]")
-"""One alphanumeric character: the word class without the underscore is exactly what ``str.isalnum`` accepts,
-character by character (checked over every code point in ``tests/embedded/test_claims.py``)."""
 _RU_VERB_RE = re.compile(
     r"(?:л|ла|ло|ли|лся|лась|лось|лись|ет|ит|ют|ут|ат|ят|ется|ится|ются|ятся|ено|ена|ен|ан|ана|ано)$"
 )
 _RU_PAST_RE = re.compile(r"[^\W\d_]{3,}(?:ли|ла|ло|лся|лась|лось|лись)$")
-_EN_COMMON_VERBS = frozenset(
-    words("won wrote led made took went became began founded built has have had won lost gave got ran held left "
-    "includes contains uses serves remains plays lives works says said told claims claimed believes thinks added "
-    "notes noted states stated explains explained argues argued suggests suggested mentions mentioned reports "
-    "reported describes described highlights highlighted emphasizes emphasized reveals revealed")
-)
+_EN_COMMON_VERBS = lexicon.EN.set("common_verbs")
 _EN_SUBJECT_VERBS = lexicon.EN_AUXILIARIES | _EN_COMMON_VERBS
 """The verbs that end an English sentence's subject."""
 # Participles describing a lasting state ("located in"), as opposed to a past event ("founded in").
-_STATE_PARTICIPLES = frozenset(
-    words("known located based headquartered situated owned operated managed used called named considered regarded")
-)
-_EN_DETERMINERS = frozenset(words("the a an this that these those some many most other such"))
+_STATE_PARTICIPLES = lexicon.EN.set("state_participles")
+_EN_DETERMINERS = lexicon.EN.set("determiners")
 
 
 def extract_claims(text: str) -> list[Claim]:
@@ -112,7 +99,7 @@ def _claims(text: str) -> tuple[tuple[Claim, ...], tuple[Skipped, ...]]:
         for piece in pieces:
             cleaned = piece.strip(" ,;:-—")
             if (
-                _has_content(cleaned) and not is_reaction(cleaned) and not _only_openers(cleaned)
+                any(map(str.isalnum, cleaned)) and not is_reaction(cleaned) and not _only_openers(cleaned)
                 and terms(cleaned).total > 0
             ):
                 claims.append(_new_claim({"text": cleaned}))
@@ -129,20 +116,21 @@ def _only_openers(piece: str) -> bool:
     return len(words) <= 2 and all(word.casefold().strip(",.;:") in lexicon.OPENERS for word in words)
 
 
-def _has_content(text: str) -> bool:
-    """Whether any character is alphanumeric (``str.isalnum``): one regex search, no generator."""
-    return _ALNUM_RE.search(text) is not None
-
-
 def _split_western(sentence: str, previous_subject: str | None, *, ru: bool) -> tuple[list[str], str | None]:
-    sentence = resolve_leading_pronoun(sentence, previous_subject, ru=ru)
+    if previous_subject is not None:
+        sentence = (russian if ru else english).resolve_leading_pronoun(sentence, previous_subject)
     body = sentence.rstrip(" .!?…")
     subject = _subject(body, ru=ru)
     pieces: list[str] = []
     for part in _SEMICOLON_RE.split(body) if ";" in body else (body,):
         pieces.extend(_split_clauses(part, subject, ru=ru))
     expanded = [item for piece in pieces for item in _split_list(piece)]
-    return expanded, subject if names_something(subject) else None
+    return expanded, subject if _names_something(subject) else None
+
+
+def _names_something(subject: str | None) -> bool:
+    """Whether a sentence subject can stand for a later pronoun: a short phrase with a capitalised word."""
+    return subject is not None and len(subject.split()) <= 8 and any(word[:1].isupper() for word in subject.split())
 
 
 def _split_clauses(part: str, subject: str | None, *, ru: bool) -> list[str]:
@@ -153,7 +141,7 @@ def _split_clauses(part: str, subject: str | None, *, ru: bool) -> list[str]:
     left = part
     pending_kind: str | None = None
     pending_word = ""
-    for match in _split_points(part, ru=ru):
+    for match in (_RU_SPLIT_RE if ru else _EN_SPLIT_RE).finditer(part):
         if match.start() < cursor:
             continue
         right = part[match.end() :]
@@ -198,33 +186,6 @@ def _inserted_clause(right: str) -> tuple[str, str]:
         if not comma or not 1 <= len(words) <= 2 or not all(word[:1].isupper() for word in words):
             return inner, rest
         inner, rest = f"{inner},{segment}", after
-
-
-def _split_points(part: str, *, ru: bool) -> list[re.Match[str]]:
-    """The matches of the clause-split pattern, as ``finditer`` gives them.
-
-    Every Russian branch opens with a comma, which ``re`` skips to by itself. Two English branches open with
-    whitespace, so ``re`` would try the whole pattern at every position: here it is tried only at a comma or at
-    whitespace before "and"/"but", which a comma search and a small pattern find.
-    """
-    if ru:
-        return list(_RU_SPLIT_RE.finditer(part))
-    found: list[re.Match[str]] = []
-    comma = part.find(",")
-    joiner = _EN_JOINER_RE.search(part)
-    while comma >= 0 or joiner is not None:
-        start = comma if joiner is None or 0 <= comma < joiner.start() else joiner.start()
-        match = _EN_SPLIT_RE.match(part, start)
-        if match is None:
-            position = start + 1
-        else:
-            found.append(match)
-            position = match.end()
-        if 0 <= comma < position:
-            comma = part.find(",", position)
-        if joiner is not None and joiner.start() < position:
-            joiner = _EN_JOINER_RE.search(part, position)
-    return found
 
 
 def _complete(clause: str, kind: str | None, word: str, subject: str | None, left: str, *, ru: bool) -> str:

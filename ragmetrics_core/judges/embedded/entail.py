@@ -1,10 +1,7 @@
-"""Does a premise entail a claim? Weighted coverage in the best-aligned window, plus contradiction signals.
+"""Does a premise entail a claim? Weighted coverage in the best-aligned window (:mod:`.windows`), plus
+contradiction signals (:mod:`.conflicts`) and whom the window speaks of (:mod:`.relations`).
 
-The premise is cut into sentences once (:class:`Premise`); a claim is compared with the window of one or two
-adjacent sentences (plus up to two sentences elsewhere that supply what is missing) that covers most of its
-weighted content, not with the bag of the whole text. Terms found only elsewhere in the premise earn part credit,
-and so do terms that share a long prefix with a window term ("sunlight" / "light"). A claim is *entailed* when the
-covered share reaches :data:`ENTAIL_THRESHOLD` (:data:`LONG_CLAIM_THRESHOLD` for long claims) and nothing
+A claim is *entailed* when the covered share reaches the threshold of :class:`.knobs.Knobs` and nothing
 contradicts it; *contradicted* when the aligned window disagrees on a number or date of the same kind, on
 negation, or has the claim's two names in swapped roles; *neutral* otherwise.
 """
@@ -147,18 +144,6 @@ _new_check = builder(Check)
 cheaper than ``model_construct`` too, which builds the instance in Python."""
 
 def _describe(window: Window, premise: Premise, label: str) -> str:
-    if len(window.positions) == 1:  # the commonest window: the same text as below, without the grouping
-        position = window.positions[0]
-        chunk = premise.group[position]
-        where = f"sentence {position - premise.group.index(chunk) + 1}"
-        return f"chunk {chunk + 1} {where}" if label == "contexts" else f"{label} {where}"
-    if len(window.positions) == 2 and premise.group[window.positions[0]] == premise.group[window.positions[1]]:
-        # Two sentences of one chunk (the next commonest): the text below for a single group.
-        chunk = premise.group[window.positions[0]]
-        first = premise.group.index(chunk)
-        low, high = sorted(window.positions)
-        where = f"sentences {low - first + 1}, {high - first + 1}"
-        return f"chunk {chunk + 1} {where}" if label == "contexts" else f"{label} {where}"
     parts: list[str] = []
     by_chunk: dict[int, list[int]] = {}
     for position in sorted(window.positions):

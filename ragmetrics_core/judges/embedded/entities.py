@@ -12,7 +12,6 @@ from collections.abc import Sequence
 
 from ragmetrics_core.judges.embedded import lexicon
 from ragmetrics_core.judges.embedded.knobs import KNOBS
-from ragmetrics_core.judges.embedded.lexicon import words
 from ragmetrics_core.judges.embedded.scan import matches_at, searcher
 from ragmetrics_core.judges.embedded.segment import sentences
 from ragmetrics_core.judges.embedded.terms import Terms, terms
@@ -39,7 +38,7 @@ NUMBER_UNIT_RE = re.compile(
     r"(?<![\w.,])(\d{1,3}(?:[,\u00a0 ]\d{3})+(?:\.\d+)?|\d+(?:[.,]\d+)?)(?:\s*(%|[^\W\d_]{1,20}))?"
 )
 _WORD_RE = re.compile(r"[^\W_]+(?:['\-][^\W_]+)*")
-_CONNECTORS = frozenset(words("of de du la le von van der den da di y and & in for on at's")) | {"'s"}
+_CONNECTORS = lexicon.EN.set("name_connectors")
 _LEADING_FUNCTION_WORDS = (lexicon.EN_STOPWORDS | lexicon.RU_STOPWORDS) - {"great", "new", "old"}
 _ZH_QUOTED_RE = re.compile(r"[“《「『\"]([^”》」』\"]{1,30})[”》」』\"]")
 _ZH_LATIN_RE = re.compile(r"[A-Za-z][A-Za-z0-9&.\-]*(?:\s+[A-Z][A-Za-z0-9&.\-]*)*")

@@ -7,7 +7,7 @@ whole verdict matrix, so a sample of five 100-word chunks costs a few millisecon
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import Any, TypeVar
 
 from ragmetrics_core.budget import checkpoint, metered
@@ -25,9 +25,9 @@ from ragmetrics_core.judges.embedded.answers import ReadAnswer, read_answer
 from ragmetrics_core.judges.embedded.claims import read_claims
 from ragmetrics_core.judges.embedded.entail import Premise, check
 from ragmetrics_core.judges.embedded.entities import entity_found, extract_entities
-from ragmetrics_core.judges.embedded.normalize import Terms, terms
 from ragmetrics_core.judges.embedded.questions import generate_questions, similarities
 from ragmetrics_core.judges.embedded.structured import readable
+from ragmetrics_core.judges.embedded.terms import Terms, terms
 
 T = TypeVar("T")
 
@@ -52,24 +52,13 @@ class EmbeddedJudge:
         skipped: list[SkippedPiece] = []
         with metered():
             result = Extraction(
-                response_claims=(
-                    _step(_answer_claims, request.user_input, request.response, "response", skipped)
-                    if EvidencePart.RESPONSE_CLAIMS in want
-                    else None
-                ),
-                reference_claims=(
-                    _step(_answer_claims, request.user_input, request.reference or "", "reference", skipped)
-                    if EvidencePart.REFERENCE_CLAIMS in want
-                    else None
-                ),
-                reference_entities=(
-                    _step(extract_entities, request.reference) if EvidencePart.REFERENCE_ENTITIES in want else None
-                ),
-                generated_questions=(
-                    _step(_questions, request.user_input, request.response, request.n_questions)
-                    if EvidencePart.GENERATED_QUESTIONS in want
-                    else None
-                ),
+                response_claims=_wanted(want, EvidencePart.RESPONSE_CLAIMS, _answer_claims, request.user_input,
+                                        request.response, "response", skipped),
+                reference_claims=_wanted(want, EvidencePart.REFERENCE_CLAIMS, _answer_claims, request.user_input,
+                                         request.reference or "", "reference", skipped),
+                reference_entities=_wanted(want, EvidencePart.REFERENCE_ENTITIES, extract_entities, request.reference),
+                generated_questions=_wanted(want, EvidencePart.GENERATED_QUESTIONS, _questions, request.user_input,
+                                            request.response, request.n_questions),
             )
         if skipped:
             result.skipped = skipped
@@ -222,6 +211,11 @@ def _step(work: Callable[..., T], *args: Any, **kwargs: Any) -> T:
     """One step of the judge's work, after checking the sample's CPU budget (:mod:`ragmetrics_core.budget`)."""
     checkpoint()
     return work(*args, **kwargs)
+
+
+def _wanted(want: Collection[EvidencePart], part: EvidencePart, work: Callable[..., T], *args: Any) -> T | None:
+    """One step of the extraction, done only when the engine asks for ``part``."""
+    return _step(work, *args) if part in want else None
 
 
 def _from_chunk(chunk: int, single: Check) -> Check:

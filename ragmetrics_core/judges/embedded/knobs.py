@@ -32,6 +32,10 @@ class Knobs:
     """A lone Chinese content character between stop characters."""
     prefix_length: int = 4
     """Terms sharing this many leading characters are candidates for a near match."""
+    stem_prefix_en: int = 8
+    stem_prefix_ru: int = 6
+    """A stem is cut to this many letters, so word families match ("investor", "investments" → "invest"), at the
+    price of rare collisions between unrelated long words."""
     negation_scope: int = 3
     """Content terms after a negation cue that it negates (the scope also ends at a clause break)."""
 
@@ -52,6 +56,10 @@ class Knobs:
     """Coverage factor of a window of two adjacent sentences (a single sentence that covers the claim is preferred)."""
     extra_discount: float = 0.96
     """Coverage factor for every sentence a window borrows from elsewhere (not adjacent)."""
+    window_candidates: int = 3
+    """Best-scoring sentences whose neighbours are tried as two-sentence windows."""
+    max_borrowed_sentences: int = 2
+    """Non-adjacent sentences a window may borrow to cover a claim jointly (0 or 1 scored lower on BEGIN/WiCE)."""
 
     # ------------------------------------------------------------------------------------------ contradiction
     contradiction_alignment: float = 0.5
@@ -81,6 +89,10 @@ class Knobs:
     # ------------------------------------------------------------------------------------------- entities
     entity_found_share: float = 0.8
     """Share of an entity's weighted terms a chunk must hold for the entity to be found in it."""
+
+    # ------------------------------------------------------------------------------------------- relevancy
+    claims_per_question: int = 3
+    """Claims a generated question covers (``response_relevancy`` compares these questions with the user's)."""
 
 
 KNOBS = Knobs()

@@ -13,7 +13,6 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from ragmetrics_core.judges.embedded import lexicon
-from ragmetrics_core.judges.embedded.lexicon import words
 
 # "2018–19", not part of a date or a version ("2010-12-04", "1.2010-11")
 _YEAR_RANGE_RE = re.compile(r"(?<![\d./-])((?:1[5-9]|20)\d\d)([-–])(\d\d)(?!\d|[./-]\d)")
@@ -27,11 +26,7 @@ _TIME_TERM_RE = re.compile(r"h[0-2]\d[0-5]\d")
 _CLOCK_HINT_RE = re.compile(r"\d(?::\d|\s?[aApP]\.?[mM]\b)")
 _THOUSANDS_RE = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")
 _NUMBER_WORD_EXCLUDED = frozenset({"one", "один", "одна", "одно"})
-UNITS = frozenset(
-    words("% percent per cent km kilometers kilometres miles mile m meters metres cm mm kg kilograms g grams t tons "
-    "tonnes lb pounds ft feet inches $ usd eur dollars euros rubles км м см мм кг г т тонн процентов процента "
-    "рублей долларов 公里 米 公斤 吨 元 美元")
-)
+UNITS = lexicon.EN.set("units") | lexicon.RU.set("units") | lexicon.ZH.set("units")
 NUMBER_FOLLOWERS = UNITS | frozenset(lexicon.NUMBER_SCALES)
 """Words that change the number before them (a scale multiplies it, a unit sets its kind)."""
 MAX_NUMBER_CHARS = 64

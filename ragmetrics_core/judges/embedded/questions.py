@@ -18,10 +18,12 @@ from ragmetrics_core.judges.embedded import lexicon
 from ragmetrics_core.judges.embedded.answer_rules import english
 from ragmetrics_core.judges.embedded.answer_rules.nonclaims import set_aside
 from ragmetrics_core.judges.embedded.claims import extract_claims
-from ragmetrics_core.judges.embedded.normalize import prepare, terms
+from ragmetrics_core.judges.embedded.knobs import KNOBS
 from ragmetrics_core.judges.embedded.segment import language, sentences
+from ragmetrics_core.judges.embedded.terms import terms
+from ragmetrics_core.judges.embedded.tokens import prepare
 
-CLAIMS_PER_QUESTION = 3
+CLAIMS_PER_QUESTION = KNOBS.claims_per_question
 _new_question = builder(GeneratedQuestion)
 _NONCOMMITTAL_SENTENCES = 2
 _YEAR_RE = re.compile(r"(?<!\d)(?:1\d{3}|20\d{2})(?!\d)")
@@ -29,9 +31,6 @@ _NUMBER_RE = re.compile(r"\d")
 _ZH_QUESTION_WORDS = sorted((word for word in lexicon.QUESTION_WORDS if not word.isascii() and
                              all("\u4e00" <= char <= "\u9fff" for char in word)), key=len, reverse=True)
 _WORD_SPLIT_RE = re.compile(r"[^\W_]+(?:['\-][^\W_]+)*")
-_ASCII_WORD_SPLIT_RE = re.compile(r"[a-z0-9]+(?:['\-][a-z0-9]+)*")
-"""``_WORD_SPLIT_RE`` on a casefolded ASCII text, where its letters and digits are these: a character set is
-tested faster than the Unicode word class."""
 _RU_VERB_RE = re.compile(r"(?:ла|ло|ли|ен|ена|ено|ены|ан|ана|ано|аны|ет|ит|ется|ится)$")
 
 
@@ -201,7 +200,7 @@ def _features(text: str) -> set[str]:
     prepared = prepare(text)
     features = set(terms(prepared).weights)
     lowered = prepared.casefold()
-    for word in _words(lowered):
+    for word in _WORD_SPLIT_RE.findall(lowered):
         kind = lexicon.QUESTION_WORDS.get(word)
         if kind is not None and (word not in {"как", "что"} or "?" in lowered):
             features.add("?" + kind)
@@ -213,21 +212,6 @@ def _features(text: str) -> set[str]:
     if "哪一年" in lowered:
         features.add("?when")
     return features
-
-
-def _words(lowered: str) -> list[str]:
-    """``_WORD_SPLIT_RE.findall`` of a casefolded text. A word never spans whitespace, so in ASCII text a
-    whitespace-separated part of letters and digits only is one word, and only the other parts go through the
-    pattern (its ASCII form)."""
-    if not lowered.isascii():
-        return _WORD_SPLIT_RE.findall(lowered)
-    words: list[str] = []
-    for part in lowered.split():
-        if part.isalnum():
-            words.append(part)
-        else:
-            words.extend(_ASCII_WORD_SPLIT_RE.findall(part))
-    return words
 
 
 def similarity(first: str, second: str) -> float:

@@ -16,9 +16,7 @@ SPEAKER = "@dialogue"
 """Term standing for the speaker or listener ("I", "you", "я", "我"): a claim about them needs a premise
 that talks about them too."""
 CLAUSE_BREAK_RE = re.compile(r"[,;:.!?()—]")
-_NOT_NEGATING_FOLLOWERS = frozenset(
-    {"only", "just", "really", "sure", "quite", "bad", "least", "surprisingly", "doubt", "wonder", "matter"}
-)
+_NOT_NEGATING_FOLLOWERS = lexicon.EN.set("not_negating_followers")
 """Words after a cue that make it an idiom rather than a negation: "not only", "no doubt X" and "no wonder X"
 assert X, "no matter" concedes."""
 _NUMBER_WEIGHT = KNOBS.number_weight

@@ -1,23 +1,11 @@
-"""Whom a sentence speaks of: three relation checks that a bag of matched words cannot make.
+"""Whom a sentence speaks of: relation checks that a bag of matched words cannot make.
 
-- **Role given to another name.** The claim says a name *is the* role ("Sydney is the capital of Australia"); a
-  sentence of the window gives that role to another name ("Canberra is the capital city of Australia") and does
-  not mention the claim's name. "The R" names one thing, so the sentence contradicts the claim.
-- **Another role for the name.** The sentence says the claim's X is the R' of something, R' sharing none of the
-  claim's relation words ("Sydney is the largest city in Australia"): only the names match, so it does not
-  support the claim.
-- **Said of a relative.** The claim opens with a name that the sentence mentions only as the owner of a relative
-  the claim does not mention ("Marie Curie's father was born in Warsaw" for "Marie Curie was born in Warsaw"):
-  the sentence speaks of the father, so it does not support the claim.
-
-- **Another subject.** A sentence that opens with a name of its own (not a date), names someone or something the
-  claim does not name, mentions none of the claim's names, reports no one's words ("says", "said", "reported" …)
-  and points back to nothing with a pronoun is about another subject: a number or date found only in such
-  sentences is not said of the claim's subject (:func:`about_another_subject`, used by :mod:`.entail`).
-
-The first two also read Russian ("Канберра — столица Австралии", "Столица Австралии — Канберра", "X является
-столицей Y") and Chinese ("堪培拉是澳大利亚的首都", "澳大利亚的首都是堪培拉"); the relative check reads English "X's N"
-only. Parses are memoised per text: a premise sentence is checked against many claims.
+A role the claim gives its name ("Sydney is the capital of Australia") that a sentence gives another name
+(:func:`role_given_to_another`) or for which it gives the name another role (:func:`another_role`); a claim's
+subject that a sentence names only as the owner of a relative (:func:`said_of_a_relative`); a sentence about
+another subject, whose numbers are not said of the claim's (:func:`about_another_subject`). Roles are also read in
+Russian ("Канберра — столица Австралии", "X является столицей Y") and Chinese ("堪培拉是澳大利亚的首都"); the
+relative check reads English "X's N" only. Parses are memoised per text: a premise sentence meets many claims.
 """
 
 from __future__ import annotations
@@ -209,7 +197,7 @@ _BACK_REFERENCE_RE = re.compile(
 _MONTH_KEYS = frozenset(map(word_key, lexicon.MONTHS))
 """A date opening a sentence is when, not whom it speaks of ("In July 2013, …")."""
 _REPORTED_RE = re.compile(
-    r"(?<!\w)(?:says?|said|told|tells|reported|reports|announced|according to|stated|added)(?!\w)", re.IGNORECASE
+    "|".join(rf"(?<!\w){re.escape(words)}(?!\w)" for words in lexicon.EN.sequence("reporting_words")), re.IGNORECASE
 )
 """A sentence that reports someone's words ("X says …", "…, X reported"): its opening name is the speaker, not what
 the number is said of. English only."""

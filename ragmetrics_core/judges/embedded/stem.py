@@ -1,37 +1,18 @@
 """Light stemmers for English and Russian: strip one inflectional or derivational ending, then truncate.
 
-Truncation after suffix stripping is deliberate: the checker only needs *matching* stems, and a fixed
-prefix length merges word families ("investor", "investments" → "invest") that a pure suffix stripper
-misses, at the price of rare collisions between unrelated long words.
+Truncation after suffix stripping is deliberate: the checker only needs *matching* stems, and a fixed prefix
+length (:class:`.knobs.Knobs`) merges word families that a pure suffix stripper misses.
 """
 
 from __future__ import annotations
 
 from functools import lru_cache
 
-from ragmetrics_core.judges.embedded.lexicon import words
+from ragmetrics_core.judges.embedded.knobs import KNOBS
+from ragmetrics_core.judges.embedded.lexicon import EN, RU
 
-EN_SUFFIXES = tuple(
-    sorted(
-        words("""
-        izations ization isations isation ations ation ions ion nesses ness ments ment ities ity ings ing
-        edly ers er ors or ies ied es ed ly ful ous ive ives al als ic ics ism ist ists est s
-        """),
-        key=len,
-        reverse=True,
-    )
-)
-RU_SUFFIXES = tuple(
-    sorted(
-        words("""
-        иями ями ами ого его ому ему ыми ими ешь ется ются ится ятся ться ать ять еть ить уть ала ила ела ыла
-        али или ели ыли ано ено ена ены ана аны ует уют ает ают яет яют ает ишь ит ят ат ут ют ет ем им ым ом
-        ой ей ий ый ая яя ое ее ые ие ую юю ах ях ов ев ам ям ия ие ью ия ал ил ел ыл ла ли ло а я о е и ы у ю ь
-        """),
-        key=len,
-        reverse=True,
-    )
-)
+EN_SUFFIXES = tuple(sorted(EN.sequence("suffixes"), key=len, reverse=True))
+RU_SUFFIXES = tuple(sorted(RU.sequence("suffixes"), key=len, reverse=True))
 
 
 def _by_length(suffixes: tuple[str, ...]) -> tuple[tuple[int, frozenset[str]], ...]:
@@ -45,15 +26,15 @@ EN_GROUPS = _by_length(EN_SUFFIXES)
 RU_GROUPS = _by_length(RU_SUFFIXES)
 EN_MIN_STEM = 4
 RU_MIN_STEM = 3
-_EN_PREFIX = 8
-_RU_PREFIX = 6
+_EN_PREFIX = KNOBS.stem_prefix_en
+_RU_PREFIX = KNOBS.stem_prefix_ru
 
 
 @lru_cache(maxsize=16384)
 def stem(word: str) -> str:
     """Stem a lower-case word; Cyrillic words get the Russian rules, everything else the English ones.
 
-    Callers pass tokens of at most ``normalize.MAX_TOKEN_CHARS`` characters, which keeps the cache small.
+    Callers pass tokens of at most ``tokens.MAX_TOKEN_CHARS`` characters, which keeps the cache small.
     """
     if len(word) <= 3:
         return word

@@ -12,7 +12,6 @@ import unicodedata
 
 from ragmetrics_core.judges.embedded import lexicon
 from ragmetrics_core.judges.embedded.knobs import KNOBS
-from ragmetrics_core.judges.embedded.lexicon import words
 from ragmetrics_core.judges.embedded.numbers import is_number_word
 from ragmetrics_core.judges.embedded.stem import stem
 
@@ -95,12 +94,6 @@ def tokens(text: str) -> list[Token]:
                 for match in TOKEN_RE.finditer(core)
             )
     return found
-
-
-def may_join_digit_groups(text: str) -> bool:
-    """Whether digits stand on both sides of a space a digit group may take ("1 889"): only the pattern reads
-    such a text."""
-    return _SPACED_DIGITS_RE.search(text) is not None
 
 
 def _word_key(word: str) -> str:
@@ -200,4 +193,4 @@ def _is_manner_adverb(lower: str) -> bool:
     return len(lower) >= 7 and lower.endswith("ly") and lower.isascii() and lower not in _LY_NOUNS
 
 
-_LY_NOUNS = frozenset(words("family assembly monopoly butterfly anomaly supply reply ally italy july homily"))
+_LY_NOUNS = lexicon.EN.set("ly_nouns")

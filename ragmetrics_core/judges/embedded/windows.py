@@ -23,10 +23,8 @@ PREFIX_CREDIT = KNOBS.prefix_credit
 _PREFIX_MIN = KNOBS.prefix_length
 _PAIR_DISCOUNT = KNOBS.pair_discount
 _EXTRA_DISCOUNT = KNOBS.extra_discount
-_CANDIDATES = 3
-"""Best-scoring sentences whose neighbours are tried as two-sentence windows."""
-MAX_EXTRA_SENTENCES = 2
-"""Non-adjacent sentences a window may borrow to cover a claim jointly."""
+_CANDIDATES = KNOBS.window_candidates
+MAX_EXTRA_SENTENCES = KNOBS.max_borrowed_sentences
 
 
 class Window(NamedTuple):  # built for every scored window: a named tuple is the cheapest immutable record
@@ -181,40 +179,10 @@ def _complete(claim: Terms, premise: Premise, window: Window, total: float) -> W
 
 
 def score(claim: Terms, premise: Premise, positions: tuple[int, ...], total: float, *, fuzzy: bool) -> Window:
-    if fuzzy:
-        return _fuzzy_score(claim, premise, positions, total)
-    if len(positions) == 2:
+    """A window's coverage: its own terms in full, part credit for terms elsewhere in the premise and (``fuzzy``)
+    for near matches in the window (:func:`near_credit`)."""
+    if len(positions) == 2 and not fuzzy:
         return pair_window(claim, premise, positions, pair_coverage(claim, premise, positions, total))
-    present = _window_terms(premise, positions)
-    keys = premise.keys
-    earned = 0.0
-    missing: list[str] = []
-    for key, weight in claim.weights.items():
-        if key in present:
-            earned += weight
-        elif weight > 0:
-            missing.append(key)
-            if key in keys:  # (a term absent from the premise earns nothing: adding 0.0 would change nothing)
-                earned += weight * ELSEWHERE_CREDIT
-    return _window(positions, earned / total, missing)
-
-
-def _window(positions: tuple[int, ...], coverage: float, missing: list[str]) -> Window:
-    """A scored window, its coverage discounted for every sentence beyond the first."""
-    if len(positions) > 1:
-        coverage *= _discount(positions)
-    return Window(positions, coverage, tuple(missing))
-
-
-def _window_terms(premise: Premise, positions: tuple[int, ...]) -> dict[str, float] | set[str]:
-    """The terms of a window's sentences: one sentence's own weights, or the union of several sentences' terms."""
-    if len(positions) == 1:
-        return premise.units[positions[0]].weights
-    return set().union(*[premise.units[position].weights for position in positions])
-
-
-def _fuzzy_score(claim: Terms, premise: Premise, positions: tuple[int, ...], total: float) -> Window:
-    """:func:`score` with part credit for near matches in the window (:func:`near_credit`)."""
     present = _window_terms(premise, positions)
     keys = premise.keys
     heads = premise.heads
@@ -223,15 +191,24 @@ def _fuzzy_score(claim: Terms, premise: Premise, positions: tuple[int, ...], tot
     for key, weight in claim.weights.items():
         if key in present:
             earned += weight
-            continue
-        if weight <= 0:
-            continue
-        missing.append(key)
-        credit = near_credit(key, present, heads)
-        if credit == 0.0 and key in keys:
-            credit = ELSEWHERE_CREDIT
-        earned += weight * credit
-    return _window(positions, earned / total, missing)
+        elif weight > 0:
+            missing.append(key)
+            credit = near_credit(key, present, heads) if fuzzy else 0.0
+            if credit == 0.0 and key in keys:  # (a term absent from the premise earns nothing)
+                credit = ELSEWHERE_CREDIT
+            if credit:
+                earned += weight * credit
+    coverage = earned / total
+    if len(positions) > 1:
+        coverage *= _discount(positions)  # every sentence beyond the first discounts the coverage
+    return Window(positions, coverage, tuple(missing))
+
+
+def _window_terms(premise: Premise, positions: tuple[int, ...]) -> dict[str, float] | set[str]:
+    """The terms of a window's sentences: one sentence's own weights, or the union of several sentences' terms."""
+    if len(positions) == 1:
+        return premise.units[positions[0]].weights
+    return set().union(*[premise.units[position].weights for position in positions])
 
 
 def pair_window(claim: Terms, premise: Premise, positions: tuple[int, ...], coverage: float) -> Window:

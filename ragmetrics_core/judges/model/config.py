@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+__all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
+
 TEMPLATE_FIELDS = ("{premise}", "{hypothesis}")
 
 

@@ -4,12 +4,12 @@ question. Only these names are used, so a refactoring of the embedded judge touc
 
 from __future__ import annotations
 
-from ragmetrics_core.judges.embedded import EmbeddedJudge
-from ragmetrics_core.judges.embedded.answers import complete_answer
-from ragmetrics_core.judges.embedded.normalize import terms
-from ragmetrics_core.judges.embedded.segment import sentences
+from ragmetrics_core.judges.embedded import EmbeddedJudge as EmbeddedJudge
+from ragmetrics_core.judges.embedded.answers import complete_answer as complete_answer
+from ragmetrics_core.judges.embedded.segment import sentences as sentences
+from ragmetrics_core.judges.embedded.terms import terms
 
-__all__ = ["EmbeddedJudge", "complete_answer", "content_terms", "sentences"]
+__all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
 
 
 def content_terms(text: str) -> dict[str, float]:

@@ -8,6 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+__all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
+
 GRAPH_CANDIDATES = ("model.onnx", "onnx/model.onnx", "onnx/model_quantized.onnx")
 """Where a graph is looked for, in order: the plain layout, then the one optimum's exports use on the Hub."""
 _HUB_PATTERNS = ["*.json", "*.onnx", "onnx/*.json", "onnx/*.onnx", "*.onnx_data", "onnx/*.onnx_data"]

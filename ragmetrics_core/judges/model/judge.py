@@ -34,6 +34,8 @@ from ragmetrics_core.judges.model.embedded_parts import EmbeddedJudge, complete_
 from ragmetrics_core.judges.model.runner import NliModel, Probabilities
 from ragmetrics_core.judges.model.windows import Window, pieces, windows
 
+__all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
+
 P = EvidencePart
 MIN_WINDOW_TOKENS = 4
 """A window smaller than this could not hold a sentence: the model's input is too short for its claims."""

@@ -8,6 +8,8 @@ from typing import Any
 
 from ragmetrics_core.judges.model.files import ModelLoadError
 
+__all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
+
 _ENTAIL = ("entail", "support", "consistent", "faithful", "true")
 _CONTRADICT = ("contradict", "refute")
 _NEUTRAL = ("neutral", "unsupport", "not_support", "not support", "notsupport", "not_entail", "not entail",

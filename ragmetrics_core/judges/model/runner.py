@@ -27,6 +27,8 @@ from ragmetrics_core.judges.model.config import ModelJudgeConfig
 from ragmetrics_core.judges.model.files import ModelFiles, ModelLoadError, locate
 from ragmetrics_core.judges.model.labels import LabelMap, from_config
 
+__all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
+
 DEFAULT_MAX_LENGTH = 512
 _INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 _INT_TYPES = {"tensor(int64)": np.int64, "tensor(int32)": np.int32}

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 
 from ragmetrics_core.judges.model.embedded_parts import content_terms, sentences
 
+__all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
+
 
 @dataclass(frozen=True, slots=True)
 class Window:

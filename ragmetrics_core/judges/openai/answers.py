@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TypeVar, cast
+
+from pydantic import BaseModel, ValidationError
 
 from ragmetrics_core.evidence import Verdict
 from ragmetrics_core.judges.openai.client import ChatAnswer
@@ -15,12 +18,18 @@ from ragmetrics_core.judges.openai.parsing import (
     read_model,
 )
 from ragmetrics_core.judges.openai.schemas import (
+    ChunkCheckAnswer,
     ChunkVerdict,
     ClaimRow,
     EntityFound,
     ExtractionAnswer,
+    TextCheckAnswer,
     TextVerdict,
+    WithId,
 )
+
+ItemT = TypeVar("ItemT", bound=WithId)
+AnswerT = TypeVar("AnswerT", bound=BaseModel)
 
 
 @dataclass(frozen=True)
@@ -39,19 +48,28 @@ class TextCheck:
 
 
 def read_extraction(reply: ChatAnswer, tasks: Sequence[str]) -> ExtractionAnswer:
-    parsed = parse_json_answer(reply.content)
-    if parsed.repaired or reply.finish_reason == "length":
-        # A cut-off claim list would silently drop claims: never accept one.
-        raise AnswerFormatError("the answer was cut off before it ended (max_tokens too small?)")
+    if reply.finish_reason == "length":
+        raise AnswerFormatError(_CUT_OFF)
+    answer = _whole(reply, ExtractionAnswer) or _extraction_in_text(reply.content, tasks)
+    if "questions" in tasks and not any(item.question.strip() for item in answer.questions):
+        raise AnswerFormatError("the answer has no generated questions")
+    return answer
+
+
+_CUT_OFF = "the answer was cut off before it ended (max_tokens too small?)"
+
+
+def _extraction_in_text(text: str, tasks: Sequence[str]) -> ExtractionAnswer:
+    """The extraction found in an answer that is not just its JSON object (prose, fences, a think block)."""
+    parsed = parse_json_answer(text)
+    if parsed.repaired:
+        raise AnswerFormatError(_CUT_OFF)  # a cut-off claim list would silently drop claims: never accept one
     if not isinstance(parsed.value, dict):
         raise AnswerFormatError("the answer is not a JSON object")
     absent = [task for task in tasks if task not in parsed.value]
     if absent:
         raise AnswerFormatError(f"the answer lacks {', '.join(absent)}")
-    answer = read_model({key: parsed.value.get(key, []) for key in ExtractionAnswer.model_fields}, ExtractionAnswer)
-    if "questions" in tasks and not any(item.question.strip() for item in answer.questions):
-        raise AnswerFormatError("the answer has no generated questions")
-    return answer
+    return read_model({key: parsed.value.get(key, []) for key in ExtractionAnswer.model_fields}, ExtractionAnswer)
 
 
 def _items(value: object, key: str) -> list[object]:
@@ -63,16 +81,38 @@ def _items(value: object, key: str) -> list[object]:
     return items
 
 
+def _whole(reply: ChatAnswer, model: type[AnswerT]) -> AnswerT | None:
+    """The answer read in one pass when it is one JSON object of the model's shape and nothing else (what structured
+    output gives); ``None`` otherwise, and then it is found in the text and its items are read one by one."""
+    if not reply.content.startswith("{"):
+        return None
+    try:
+        return model.model_validate_json(reply.content)
+    except ValidationError:
+        return None
+
+
+def _aligned(
+    items: Sequence[object], read: Sequence[ItemT] | None, model: type[ItemT], ids: Sequence[str]
+) -> Alignment[ItemT]:
+    """Items placed by id: already read (``read``), or each read on its own so one bad item costs only itself."""
+    if read is not None:
+        return align_by_id(read, ids, lambda item: cast(ItemT, item), _id_of)
+    return align_by_id(items, ids, lambda raw: read_model(raw, model), _id_of)
+
+
+def _id_of(item: WithId) -> str | None:
+    return item.id
+
+
 def read_text_check(
     reply: ChatAnswer, claim_ids: Sequence[str], _: Sequence[str]
 ) -> tuple[Alignment[TextCheck], Alignment[bool]]:
-    parsed = parse_json_answer(reply.content)
-    verdicts = align_by_id(
-        _items(parsed.value, "verdicts"),
-        claim_ids,
-        lambda raw: read_model(raw, TextVerdict),
-        lambda item: item.id,
-    )
+    whole = _whole(reply, TextCheckAnswer)
+    if whole is not None:
+        verdicts = _aligned([], whole.verdicts, TextVerdict, claim_ids)
+    else:
+        verdicts = _aligned(_items(parse_json_answer(reply.content).value, "verdicts"), None, TextVerdict, claim_ids)
     return (
         Alignment(
             items={i: TextCheck(Verdict(item.verdict), item.rationale.strip()) for i, item in verdicts.items.items()},
@@ -86,31 +126,39 @@ def read_text_check(
 def read_chunk_check(
     reply: ChatAnswer, claim_ids: Sequence[str], entity_ids: Sequence[str], chunk_ids: Sequence[str]
 ) -> tuple[Alignment[Row], Alignment[bool]]:
-    parsed = parse_json_answer(reply.content)
-
-    def read_row(raw: object) -> tuple[str | None, Row]:
-        row = read_model(raw, ClaimRow)
-        cells = align_by_id(row.chunks, chunk_ids, lambda cell: read_model(cell, ChunkVerdict), lambda c: c.id)
-        if cells.missing:
-            raise AnswerFormatError(f"claim {row.id} lacks verdicts for {', '.join(cells.missing)}")
-        verdicts = {chunk_id: Verdict(cell.verdict) for chunk_id, cell in cells.items.items()}
-        return row.id, Row(chunks=verdicts, together=Verdict(row.all_chunks), rationale=row.rationale.strip())
-
-    rows = align_by_id(_items(parsed.value, "claims"), claim_ids, read_row, lambda item: item[0])
-    entities = align_by_id(
-        _items(parsed.value, "entities") if entity_ids else [],
-        entity_ids,
-        lambda raw: read_model(raw, EntityFound),
-        lambda item: item.id,
-    )
+    whole = _whole(reply, ChunkCheckAnswer)
+    if whole is not None:
+        claims = _aligned([], whole.claims, ClaimRow, claim_ids)
+        entities = _aligned([], whole.entities if entity_ids else [], EntityFound, entity_ids)
+    else:
+        value = parse_json_answer(reply.content).value
+        claims = _aligned(_items(value, "claims"), None, ClaimRow, claim_ids)
+        entities = _aligned(_items(value, "entities") if entity_ids else [], None, EntityFound, entity_ids)
+    rows: dict[str, Row] = {}
+    notes = list(claims.notes)
+    for claim_id, claim in claims.items.items():
+        row = _row(claim, chunk_ids)
+        if isinstance(row, str):
+            notes.append(row)
+        else:
+            rows[claim_id] = row
     return (
-        Alignment(items={i: row for i, (_, row) in rows.items.items()}, missing=rows.missing, notes=rows.notes),
+        Alignment(items=rows, missing=[i for i in claim_ids if i not in rows], notes=notes),
         Alignment(
             items={i: item.found for i, item in entities.items.items()},
             missing=entities.missing,
             notes=entities.notes,
         ),
     )
+
+
+def _row(claim: ClaimRow, chunk_ids: Sequence[str]) -> Row | str:
+    """One claim's verdicts placed by chunk id, or why they cannot be (a chunk without a verdict)."""
+    cells = align_by_id(claim.chunks, chunk_ids, lambda cell: cast(ChunkVerdict, cell), _id_of)
+    if cells.missing:
+        return f"claim {claim.id} lacks verdicts for {', '.join(cells.missing)}"
+    verdicts = {chunk_id: Verdict(cell.verdict) for chunk_id, cell in cells.items.items()}
+    return Row(chunks=verdicts, together=Verdict(claim.all_chunks), rationale=claim.rationale.strip())
 
 
 def combine_rows(rows: Sequence[Row]) -> Row:

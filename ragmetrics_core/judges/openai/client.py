@@ -34,7 +34,7 @@ from ragmetrics_core.judges.cache import JudgeCache, cache_key
 from ragmetrics_core.judges.openai.config import RetryPolicy, StructuredOutput, redact_url
 from ragmetrics_core.judges.openai.parsing import AnswerFormatError
 from ragmetrics_core.judges.openai.wire import Completion, Embeddings, NotThisShape, read_completion, read_embeddings
-from ragmetrics_core.judges.quota import BudgetExhausted, RequestGate, RequestKind, current_meter
+from ragmetrics_core.judges.quota import BudgetExhausted, RequestGate, RequestKind, SpendMeter, current_meter
 from ragmetrics_core.scrub import SECRETS, scrub_secrets
 
 logger = logging.getLogger("ragmetrics.judges.openai")
@@ -56,6 +56,19 @@ _LIMITS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple[str, in
     weakref.WeakKeyDictionary()
 )
 _LIMITS_LOCK = threading.Lock()
+
+
+@dataclass(frozen=True, slots=True)
+class ChatAsk:
+    """One chat request as the judge makes it: the model, the messages and parameters, and the answer's shape (its
+    name and strict JSON schema, sent as ``response_format`` at the endpoint's structured-output level)."""
+
+    model: str
+    messages: list[dict[str, str]]
+    params: Mapping[str, Any]
+    structured_output: StructuredOutput
+    schema_name: str
+    schema: dict[str, Any]
 
 
 @dataclass(frozen=True)
@@ -108,6 +121,38 @@ class _Circuit:
         with self._lock:
             self._failures = 0
             self._open_until = None
+
+
+@dataclass(slots=True)
+class _Call:
+    """One request's retry state: its attempts so far and what the current attempt got to."""
+
+    what: RequestKind
+    deadline: float | None
+    meter: SpendMeter | None
+    started: float
+    estimated_tokens: int = 0
+    attempts: int = 0
+    admitted: bool = False
+    sent: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class _Failure:
+    """A failed attempt as the retry loop reads it."""
+
+    detail: str
+    retryable: bool
+    status: int | None = None
+    retry_after: float | None = None
+    connection_failed: bool = False
+    refused: bool = False
+
+
+class _AttemptFailed(Exception):
+    def __init__(self, failure: _Failure) -> None:
+        super().__init__(failure.detail)
+        self.failure = failure
 
 
 class EndpointError(JudgeError):
@@ -231,24 +276,17 @@ class OpenAIEndpoint:
 
     # -- chat -------------------------------------------------------------------------------------------
 
-    async def chat_json(
-        self,
-        *,
-        model: str,
-        messages: list[dict[str, str]],
-        params: Mapping[str, Any],
-        structured_output: StructuredOutput,
-        schema_name: str,
-        schema: dict[str, Any],
-        read: Callable[[ChatAnswer], T],
-    ) -> tuple[T, Usage]:
+    async def chat_json(self, ask: ChatAsk, read: Callable[[ChatAnswer], T]) -> tuple[T, Usage]:
         """Ask for a JSON answer and read it with ``read``; only answers that read cleanly are cached.
 
         ``read`` raises :class:`AnswerFormatError` for an unusable answer; that propagates with the call's
         usage attached as ``error.usage`` so the caller can account for it.
         """
-        key = cache_key("chat", model, messages, {**params, "structured_output": structured_output, "schema": schema})
+        key = ""
         if self._cache is not None:
+            # Hashing the messages and the schema costs a JSON dump of the request: only with a cache to look in.
+            options = {**ask.params, "structured_output": ask.structured_output, "schema": ask.schema}
+            key = cache_key("chat", ask.model, ask.messages, options)
             cached = await self._cache.aget(key)
             if isinstance(cached, dict) and isinstance(cached.get("content"), str):
                 try:
@@ -257,7 +295,7 @@ class OpenAIEndpoint:
                     logger.warning("ignoring an unreadable cached answer from %s", self.endpoint)
                 else:
                     return value, Usage(cache_hits=1)
-        answer, usage = await self._chat(model, messages, params, structured_output, schema_name, schema)
+        answer, usage = await self._chat(ask)
         try:
             value = read(answer)
         except AnswerFormatError as error:
@@ -266,37 +304,29 @@ class OpenAIEndpoint:
         if self._cache is not None:
             await self._cache.aput(
                 key,
-                model=model,
+                model=ask.model,
                 kind="chat",
                 value={"content": answer.content, "finish_reason": answer.finish_reason},
             )
         return value, usage
 
-    async def _chat(
-        self,
-        model: str,
-        messages: list[dict[str, str]],
-        params: Mapping[str, Any],
-        structured_output: StructuredOutput,
-        schema_name: str,
-        schema: dict[str, Any],
-    ) -> tuple[ChatAnswer, Usage]:
+    async def _chat(self, ask: ChatAsk) -> tuple[ChatAnswer, Usage]:
         usage = Usage()
         while True:
-            level = self._level(structured_output)
-            request = self._adapted({"model": model, "messages": messages, **params})
-            response_format = _response_format(level, schema_name, schema)
+            level = self._level(ask.structured_output)
+            request = self._adapted({"model": ask.model, "messages": ask.messages, **ask.params})
+            response_format = _response_format(level, ask.schema_name, ask.schema)
             if response_format is not None:
                 request["response_format"] = response_format
             try:
                 completion, call_usage = await self._with_retries(
-                    "chat", partial(self._create_completion, request), _estimate_tokens(request), _chat_tokens
+                    "chat", partial(self._create_completion, request), request, _chat_tokens
                 )
             except EndpointError as error:
                 if error.status in _FORMAT_REFUSAL_STATUS and self._adapt_to_refusal(error.detail, request):
                     usage = usage + error.usage
                     continue
-                if structured_output == "auto" and error.status in _FORMAT_REFUSAL_STATUS and level != "off":
+                if ask.structured_output == "auto" and error.status in _FORMAT_REFUSAL_STATUS and level != "off":
                     # The endpoint refuses this response_format: step down once and remember it.
                     logger.warning(
                         "%s refused response_format=%s (HTTP %s); falling back",
@@ -365,7 +395,7 @@ class OpenAIEndpoint:
                 return [[float(x) for x in vector] for vector in cached], Usage(cache_hits=1)
         try:
             response, usage = await self._with_retries(
-                "embeddings", partial(self._create_embeddings, model, list(texts)), _estimate_tokens(list(texts)),
+                "embeddings", partial(self._create_embeddings, model, list(texts)), texts,
                 _embedding_tokens,
             )
         except EndpointError as error:
@@ -392,120 +422,130 @@ class OpenAIEndpoint:
         self,
         what: RequestKind,
         send: Callable[[], Awaitable[T]],
-        estimated_tokens: int = 0,
+        payload: object = None,
         tokens_of: Callable[[T], tuple[int, int]] | None = None,
     ) -> tuple[T, Usage]:
         """Send with backoff; ``Usage.calls`` counts every attempt, ``latency_s`` the whole wait. With a gate, each
-        attempt waits for it first and reports what it cost (``tokens_of`` the answer) or the 429 it got."""
-        started = time.perf_counter()
-        deadline = self._deadline()
-        meter = current_meter()
-        attempts = 0
+        attempt waits for it first and reports what it cost (``tokens_of`` the answer) or the 429 it got; a gate or a
+        spend meter is given the tokens ``payload`` is estimated to cost (only they read the estimate)."""
+        call = _Call(what, self._deadline(), current_meter(), time.perf_counter())
+        if self._gate is not None or call.meter is not None:
+            call.estimated_tokens = _estimate_tokens(payload)
         while True:
-            refusal = self._circuit.refusal() or self._past(deadline)
+            refusal = self._circuit.refusal() or self._past(call.deadline)
             if refusal is not None:
-                raise EndpointError(
-                    f"{what} request to {self.endpoint}: {refusal}", endpoint=self.endpoint, status=None,
-                    attempts=attempts, usage=Usage(calls=attempts, latency_s=time.perf_counter() - started),
-                    detail=refusal,
-                )
-            connection_failed = False
-            admitted = False
-            sent = False
-            refused = False
-            attempt_timeout = self._timeout_s
+                raise self._error(f"{what} request to {self.endpoint}: {refusal}", None, call, refusal)
             try:
-                async with self._limit():
-                    if self._gate is not None:
-                        await self._gate.before_attempt(what, estimated_tokens)
-                        admitted = True
-                    attempts += 1
-                    if deadline is not None:
-                        attempt_timeout = min(attempt_timeout, max(0.0, deadline - time.monotonic()))
-                    sent = True
-                    # The client's timeout bounds each read; this bounds the whole attempt, so an endpoint that
-                    # trickles its answer a byte at a time cannot hold a sample forever.
-                    async with asyncio.timeout(attempt_timeout):
-                        result = await send()
-                self._circuit.answered()
-                prompt_tokens, completion_tokens = tokens_of(result) if tokens_of is not None else (0, 0)
-                if meter is not None:
-                    meter.add(1, prompt_tokens, completion_tokens)
-                if self._gate is not None:
-                    await self._gate.after_attempt(what, estimated_tokens, prompt_tokens, completion_tokens)
-                return result, Usage(calls=attempts, latency_s=time.perf_counter() - started)
-            except asyncio.CancelledError:
-                if sent and meter is not None:
-                    meter.add(1, estimated_tokens, 0)  # the provider received the request: count it as billed
-                raise
-            except BudgetExhausted as error:
-                raise EndpointError(
-                    f"{what} request to {self.endpoint}: {error}", endpoint=self.endpoint, status=None,
-                    attempts=attempts, usage=Usage(calls=attempts, latency_s=time.perf_counter() - started),
-                    detail=str(error),
-                ) from None
-            except openai.APIStatusError as error:
-                self._circuit.answered()  # an HTTP answer, even an error: the endpoint is there
-                status: int | None = error.status_code
-                retry_after = parse_retry_after(error.response.headers, self._now())
-                detail = f"HTTP {status}: {self._scrub(_message_of(error))}"
-                retryable = status in _RETRYABLE_STATUS
-            except (openai.APITimeoutError, TimeoutError):
-                status, retry_after, retryable, connection_failed = None, None, True, True
-                if attempt_timeout < 0.95 * self._timeout_s:  # cut short by the sample's deadline
-                    detail = f"no complete answer before the sample deadline ({self._sample_timeout_s:g} s)"
-                else:
-                    detail = f"timed out after {self._timeout_s:g} s without a complete answer"
-            except NotThisShape as error:
-                status, retry_after, retryable = 200, None, True
-                detail = self._scrub(str(error))
-            except openai.APIConnectionError as error:
-                status, retry_after, connection_failed = None, None, True
-                # Nothing listens there: backing off for seconds will not make a server appear. Other connection
-                # failures (reset, DNS hiccup, TLS) may pass and are retried.
-                refused = _refused(error)
-                retryable = not refused
-                detail = (
-                    "connection failed: endpoint unreachable, connection refused (nothing listening; check the URL)"
-                    if refused else f"connection failed: {self._scrub(str(error))}"
-                )
-            if meter is not None and sent:
-                # An attempt that got no answer: a timeout may have been billed (estimated); an HTTP error is not.
-                meter.add(1, estimated_tokens if status is None and not refused else 0, 0)
-            if connection_failed:
-                self._circuit.connection_failed()
-            if admitted and self._gate is not None:
-                # No answer to bill (an error's tokens are not reported); a 429 holds back every worker at once.
-                await self._gate.after_attempt(what, estimated_tokens, 0, 0)
-                if status == 429:
-                    await self._gate.rate_limited(retry_after)
-            if not retryable or attempts >= self._retry.max_attempts:
-                outcome = "gave up after" if retryable else "failed on"
-                raise EndpointError(
-                    f"{what} request to {self.endpoint} {outcome} {_attempts(attempts)}: {detail}",
-                    endpoint=self.endpoint,
-                    status=status,
-                    attempts=attempts,
-                    usage=Usage(calls=attempts, latency_s=time.perf_counter() - started),
-                    detail=detail,
-                ) from None
-            delay = self._retry.delay(attempts, retry_after)
-            if deadline is not None and time.monotonic() + delay >= deadline:
-                raise EndpointError(
-                    f"{what} request to {self.endpoint}: {self._past(deadline, force=True)} (last attempt: {detail})",
-                    endpoint=self.endpoint, status=status, attempts=attempts,
-                    usage=Usage(calls=attempts, latency_s=time.perf_counter() - started), detail=detail,
-                )
+                result = await self._attempt(call, send)
+            except _AttemptFailed as failed:
+                failure = failed.failure
+            else:
+                await self._answered(call, result, tokens_of)
+                return result, Usage(calls=call.attempts, latency_s=time.perf_counter() - call.started)
+            await self._account_failure(call, failure)
+            if not failure.retryable or call.attempts >= self._retry.max_attempts:
+                outcome = "gave up after" if failure.retryable else "failed on"
+                message = f"{what} request to {self.endpoint} {outcome} {_attempts(call.attempts)}: {failure.detail}"
+                raise self._error(message, failure.status, call, failure.detail) from None
+            delay = self._retry.delay(call.attempts, failure.retry_after)
+            if call.deadline is not None and time.monotonic() + delay >= call.deadline:
+                message = (f"{what} request to {self.endpoint}: {self._past(call.deadline, force=True)} "
+                           f"(last attempt: {failure.detail})")
+                raise self._error(message, failure.status, call, failure.detail)
             logger.warning(
                 "%s request to %s: %s; retry %d/%d in %.1f s",
                 what,
                 self.endpoint,
-                detail,
-                attempts,
+                failure.detail,
+                call.attempts,
                 self._retry.max_attempts - 1,
                 delay,
             )
             await self._sleep(delay)
+
+    async def _attempt(self, call: _Call, send: Callable[[], Awaitable[T]]) -> T:
+        """One attempt under the concurrency limit, the gate and the attempt's time bound; a failure the retry loop
+        can judge is raised as :class:`_AttemptFailed`."""
+        call.admitted = call.sent = False
+        attempt_timeout = self._timeout_s
+        try:
+            async with self._limit():
+                if self._gate is not None:
+                    await self._gate.before_attempt(call.what, call.estimated_tokens)
+                    call.admitted = True
+                call.attempts += 1
+                if call.deadline is not None:
+                    attempt_timeout = min(attempt_timeout, max(0.0, call.deadline - time.monotonic()))
+                call.sent = True
+                # The client's timeout bounds each read; this bounds the whole attempt, so an endpoint that trickles
+                # its answer a byte at a time cannot hold a sample forever.
+                async with asyncio.timeout(attempt_timeout):
+                    return await send()
+        except asyncio.CancelledError:
+            if call.sent and call.meter is not None:
+                call.meter.add(1, call.estimated_tokens, 0)  # the provider received the request: count it as billed
+            raise
+        except BudgetExhausted as error:
+            raise self._error(f"{call.what} request to {self.endpoint}: {error}", None, call, str(error)) from None
+        except (openai.APIStatusError, openai.APITimeoutError, TimeoutError, NotThisShape, openai.APIConnectionError) \
+                as error:
+            raise _AttemptFailed(self._failure(error, attempt_timeout)) from None
+
+    def _failure(self, error: Exception, attempt_timeout: float) -> _Failure:
+        """What a failed attempt says: its status, whether to retry, and a message without secrets."""
+        if isinstance(error, openai.APIStatusError):
+            self._circuit.answered()  # an HTTP answer, even an error: the endpoint is there
+            status = error.status_code
+            return _Failure(
+                status=status,
+                retry_after=parse_retry_after(error.response.headers, self._now()),
+                retryable=status in _RETRYABLE_STATUS,
+                detail=f"HTTP {status}: {self._scrub(_message_of(error))}",
+            )
+        if isinstance(error, NotThisShape):
+            return _Failure(status=200, retryable=True, detail=self._scrub(str(error)))
+        if isinstance(error, openai.APIConnectionError) and not isinstance(error, openai.APITimeoutError):
+            # Nothing listens there: backing off for seconds will not make a server appear. Other connection failures
+            # (reset, DNS hiccup, TLS) may pass and are retried.
+            refused = _refused(error)
+            detail = (
+                "connection failed: endpoint unreachable, connection refused (nothing listening; check the URL)"
+                if refused else f"connection failed: {self._scrub(str(error))}"
+            )
+            return _Failure(retryable=not refused, connection_failed=True, refused=refused, detail=detail)
+        if attempt_timeout < 0.95 * self._timeout_s:  # cut short by the sample's deadline
+            detail = f"no complete answer before the sample deadline ({self._sample_timeout_s:g} s)"
+        else:
+            detail = f"timed out after {self._timeout_s:g} s without a complete answer"
+        return _Failure(retryable=True, connection_failed=True, detail=detail)
+
+    async def _answered(self, call: _Call, result: T, tokens_of: Callable[[T], tuple[int, int]] | None) -> None:
+        self._circuit.answered()
+        prompt_tokens, completion_tokens = tokens_of(result) if tokens_of is not None else (0, 0)
+        if call.meter is not None:
+            call.meter.add(1, prompt_tokens, completion_tokens)
+        if self._gate is not None:
+            await self._gate.after_attempt(call.what, call.estimated_tokens, prompt_tokens, completion_tokens)
+
+    async def _account_failure(self, call: _Call, failure: _Failure) -> None:
+        """A failed attempt's bill, the circuit's count and the gate's report."""
+        if call.meter is not None and call.sent:
+            # An attempt that got no answer: a timeout may have been billed (estimated); an HTTP error is not.
+            billed = failure.status is None and not failure.refused
+            call.meter.add(1, call.estimated_tokens if billed else 0, 0)
+        if failure.connection_failed:
+            self._circuit.connection_failed()
+        if call.admitted and self._gate is not None:
+            # No answer to bill (an error's tokens are not reported); a 429 holds back every worker at once.
+            await self._gate.after_attempt(call.what, call.estimated_tokens, 0, 0)
+            if failure.status == 429:
+                await self._gate.rate_limited(failure.retry_after)
+
+    def _error(self, message: str, status: int | None, call: _Call, detail: str) -> EndpointError:
+        return EndpointError(
+            message, endpoint=self.endpoint, status=status, attempts=call.attempts,
+            usage=Usage(calls=call.attempts, latency_s=time.perf_counter() - call.started), detail=detail,
+        )
 
     def _scrub(self, text: str) -> str:
         """Remove the key (and anything key-shaped) from server-provided text before it is shown."""

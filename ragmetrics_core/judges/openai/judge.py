@@ -14,13 +14,15 @@ import asyncio
 import importlib
 import logging
 import math
+import operator
 import threading
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, TypeVar, cast
 
 from pydantic import SecretStr
 
+from ragmetrics_core.construct import builder
 from ragmetrics_core.evidence import (
     CHECK_PARTS,
     EXTRACTION_PARTS,
@@ -28,6 +30,7 @@ from ragmetrics_core.evidence import (
     Claim,
     EvidencePart,
     GeneratedQuestion,
+    SkippedPiece,
     Verdict,
 )
 from ragmetrics_core.judges.base import (
@@ -49,7 +52,7 @@ from ragmetrics_core.judges.openai.answers import (
     read_extraction,
     read_text_check,
 )
-from ragmetrics_core.judges.openai.client import ChatAnswer, Clock, EndpointError, OpenAIEndpoint, Sleep
+from ragmetrics_core.judges.openai.client import ChatAnswer, ChatAsk, Clock, EndpointError, OpenAIEndpoint, Sleep
 from ragmetrics_core.judges.openai.config import OpenAIJudgeConfig
 from ragmetrics_core.judges.openai.parsing import (
     Alignment,
@@ -66,6 +69,7 @@ from ragmetrics_core.judges.openai.schemas import (
     CHUNK_CHECK_SCHEMA,
     EXTRACTION_SCHEMA,
     TEXT_CHECK_SCHEMA,
+    ExtractionAnswer,
 )
 from ragmetrics_core.judges.quota import RequestGate
 
@@ -126,10 +130,15 @@ class OpenAIJudge:
         self._chat = endpoint(config.base_url, config.api_key)
         self._embeddings: OpenAIEndpoint | None = None
         if config.embedding_model is not None:
-            self._embeddings = endpoint(
-                config.embedding_base_url or config.base_url, config.embedding_api_key or config.api_key
-            )
+            embedding_url = config.embedding_base_url or config.base_url
+            embedding_key = config.embedding_api_key or config.api_key
+            same = embedding_url == config.base_url and embedding_key == config.api_key
+            # One endpoint, one client and connection pool, when embeddings come from the chat endpoint.
+            self._embeddings = self._chat if same else endpoint(embedding_url, embedding_key)
         self._similarity_fallback = similarity_fallback
+        self._params: dict[str, Any] = {"temperature": config.temperature, "max_tokens": config.max_tokens}
+        if config.seed is not None:
+            self._params["seed"] = config.seed
         self._usage = Usage()
         self._usage_lock = threading.Lock()
 
@@ -138,9 +147,9 @@ class OpenAIJudge:
 
     async def aclose(self) -> None:
         """Close the judge's connections on the running loop (they also close when that loop shuts down)."""
-        for endpoint in (self._chat, self._embeddings):
-            if endpoint is not None:
-                await endpoint.aclose()
+        await self._chat.aclose()
+        if self._embeddings is not None and self._embeddings is not self._chat:
+            await self._embeddings.aclose()
 
     @property
     def name(self) -> str:
@@ -188,20 +197,7 @@ class OpenAIJudge:
             EXTRACTION_SCHEMA,
             lambda reply: read_extraction(reply, tasks),
         )
-        found: dict[str, Any] = {}
-        if "response_claims" in tasks:
-            found["response_claims"] = [Claim(text=text) for text in _distinct(answer.response_claims)]
-        if "reference_claims" in tasks:
-            found["reference_claims"] = [Claim(text=text) for text in _distinct(answer.reference_claims)]
-        if "reference_entities" in tasks:
-            found["reference_entities"] = _distinct(answer.reference_entities)
-        if "questions" in tasks:
-            found["generated_questions"] = [
-                GeneratedQuestion(text=item.question.strip(), noncommittal=item.noncommittal)
-                for item in answer.questions[: request.n_questions]
-                if item.question.strip()
-            ]
-        return Extraction(**empty, **found, usage=usage)
+        return Extraction(**empty, **_extracted(answer, tasks, request.n_questions), usage=usage)
 
     # -- checking ---------------------------------------------------------------------------------------
 
@@ -309,25 +305,12 @@ class OpenAIJudge:
         read: Callable[[ChatAnswer], T],
     ) -> tuple[T, Usage]:
         """One chat call; an unusable answer is asked once more with a note saying what was wrong."""
-        params: dict[str, Any] = {
-            "temperature": self.config.temperature,
-            "max_tokens": self.config.max_tokens,
-        }
-        if self.config.seed is not None:
-            params["seed"] = self.config.seed
+        config = self.config
+        ask = ChatAsk(config.model, messages, self._params, config.structured_output, schema_name, schema)
         spent = Usage()
-        prompt = messages
         for attempt in (1, 2):
             try:
-                value, usage = await self._chat.chat_json(
-                    model=self.config.model,
-                    messages=prompt,
-                    params=params,
-                    structured_output=self.config.structured_output,
-                    schema_name=schema_name,
-                    schema=schema,
-                    read=read,
-                )
+                value, usage = await self._chat.chat_json(ask, read)
                 return value, self._record(self._priced(spent + usage))
             except EndpointError as error:
                 error.usage = self._record(self._priced(spent + error.usage))  # all this ask spent, on the error
@@ -343,7 +326,7 @@ class OpenAIJudge:
                     what,
                     reason,
                 )
-                prompt = with_retry_note(messages, reason)
+                ask = replace(ask, messages=with_retry_note(messages, reason))
         raise JudgeError(
             f"{self.config.endpoint} ({self.config.model}) gave no usable {what} answer in 2 tries: {reason}",
             usage=self._record(self._priced(spent)),
@@ -409,6 +392,32 @@ class OpenAIJudge:
         return usage
 
 
+def _extracted(answer: ExtractionAnswer, tasks: Sequence[str], n_questions: int) -> dict[str, Any]:
+    """The parts an extraction answer gives for the tasks asked, and what it set aside from the texts asked
+    about (counted nowhere; explanations show it)."""
+    found: dict[str, Any] = {}
+    if "response_claims" in tasks:
+        found["response_claims"] = [Claim(text=text) for text in _distinct(answer.response_claims)]
+    if "reference_claims" in tasks:
+        found["reference_claims"] = [Claim(text=text) for text in _distinct(answer.reference_claims)]
+    if "reference_entities" in tasks:
+        found["reference_entities"] = _distinct(answer.reference_entities)
+    if "questions" in tasks:
+        found["generated_questions"] = [
+            GeneratedQuestion(text=item.question.strip(), noncommittal=item.noncommittal)
+            for item in answer.questions[:n_questions]
+            if item.question.strip()
+        ]
+    sources = {source for source in ("response", "reference") if f"{source}_claims" in tasks}
+    if sources:
+        found["skipped"] = [
+            SkippedPiece(source=piece.source, text=piece.text.strip(), reason=piece.reason.strip())
+            for piece in answer.set_aside
+            if piece.source in sources and piece.text.strip() and piece.reason.strip()
+        ]
+    return found
+
+
 def _distinct(texts: Sequence[str]) -> list[str]:
     seen: set[str] = set()
     kept: list[str] = []
@@ -421,8 +430,8 @@ def _distinct(texts: Sequence[str]) -> list[str]:
 
 
 def _cosine(left: Sequence[float], right: Sequence[float]) -> float:
-    dot = sum(a * b for a, b in zip(left, right, strict=False))
-    norm = math.sqrt(sum(a * a for a in left)) * math.sqrt(sum(b * b for b in right))
+    dot = sum(map(operator.mul, left, right))  # zip's shorter length, in C
+    norm = math.hypot(*left) * math.hypot(*right)
     return 0.0 if norm == 0 else max(-1.0, min(1.0, dot / norm))
 
 
@@ -511,45 +520,60 @@ class _CheckAsks:
     def result(
         self, text_verdicts: dict[str, TextCheck], rows: dict[str, Row], found: dict[str, bool], usage: Usage
     ) -> CheckResult:
+        check = _CheckMaker()
         parts: dict[Part, Callable[[], object]] = {
             Part.RESPONSE_VS_REFERENCE: lambda: _against_text(
-                text_verdicts, self.response_ids, self.reference_text, "no reference was given"
+                check, text_verdicts, self.response_ids, self.reference_text, "no reference was given"
             ),
             Part.REFERENCE_VS_RESPONSE: lambda: _against_text(
-                text_verdicts, self.reference_ids, self.response_text, "the response is empty"
+                check, text_verdicts, self.reference_ids, self.response_text, "the response is empty"
             ),
-            Part.RESPONSE_VS_CHUNKS: lambda: self._per_chunk(rows, self.response_ids),
-            Part.REFERENCE_VS_CHUNKS: lambda: self._per_chunk(rows, self.reference_ids),
-            Part.RESPONSE_VS_CONTEXTS: lambda: self._together(rows, self.response_ids),
-            Part.REFERENCE_VS_CONTEXTS: lambda: self._together(rows, self.reference_ids),
+            Part.RESPONSE_VS_CHUNKS: lambda: self._per_chunk(check, rows, self.response_ids),
+            Part.REFERENCE_VS_CHUNKS: lambda: self._per_chunk(check, rows, self.reference_ids),
+            Part.RESPONSE_VS_CONTEXTS: lambda: self._together(check, rows, self.response_ids),
+            Part.REFERENCE_VS_CONTEXTS: lambda: self._together(check, rows, self.reference_ids),
             Part.ENTITIES_IN_CONTEXTS: lambda: [found.get(e, False) for e in self.entity_ids],
         }
         result = {part.value: read() for part, read in parts.items() if part in self.want}
         return CheckResult(**result, usage=usage)
 
-    def _per_chunk(self, rows: dict[str, Row], claim_ids: list[str]) -> list[list[Check]]:
+    def _per_chunk(self, check: _CheckMaker, rows: dict[str, Row], claim_ids: list[str]) -> list[list[Check]]:
         if not self.chunks:
             return [[] for _ in claim_ids]
         return [
             [
-                Check(
-                    verdict=rows[i].chunks[c],
-                    rationale=None if rows[i].chunks[c] is Verdict.NEUTRAL else rows[i].rationale or None,
-                )
+                check(rows[i].chunks[c], None if rows[i].chunks[c] is Verdict.NEUTRAL else rows[i].rationale or None)
                 for c in self.chunk_ids
             ]
             for i in claim_ids
         ]
 
-    def _together(self, rows: dict[str, Row], claim_ids: list[str]) -> list[Check]:
+    def _together(self, check: _CheckMaker, rows: dict[str, Row], claim_ids: list[str]) -> list[Check]:
         if not self.chunks:
-            return [Check(verdict=Verdict.NEUTRAL, rationale="no contexts were retrieved") for _ in claim_ids]
-        return [Check(verdict=rows[i].together, rationale=rows[i].rationale or None) for i in claim_ids]
+            return [check(Verdict.NEUTRAL, "no contexts were retrieved") for _ in claim_ids]
+        return [check(rows[i].together, rows[i].rationale or None) for i in claim_ids]
+
+
+_new_check = builder(Check)
+
+
+class _CheckMaker:
+    """``Check`` objects by (verdict, rationale), each built once per answer: a chunk check repeats a few of them
+    many times (a claim's neutral cells), and a check is frozen, so one object serves every cell that says it."""
+
+    def __init__(self) -> None:
+        self._made: dict[tuple[Verdict, str | None], Check] = {}
+
+    def __call__(self, verdict: Verdict, rationale: str | None) -> Check:
+        made = self._made.get((verdict, rationale))
+        if made is None:
+            made = self._made[verdict, rationale] = _new_check({"verdict": verdict, "rationale": rationale})
+        return made
 
 
 def _against_text(
-    verdicts: dict[str, TextCheck], claim_ids: list[str], premise: str, missing_premise: str
+    check: _CheckMaker, verdicts: dict[str, TextCheck], claim_ids: list[str], premise: str, missing_premise: str
 ) -> list[Check]:
     if not premise:
-        return [Check(verdict=Verdict.NEUTRAL, rationale=missing_premise) for _ in claim_ids]
-    return [Check(verdict=verdicts[i].verdict, rationale=verdicts[i].rationale or None) for i in claim_ids]
+        return [check(Verdict.NEUTRAL, missing_premise) for _ in claim_ids]
+    return [check(verdicts[i].verdict, verdicts[i].rationale or None) for i in claim_ids]

@@ -12,7 +12,7 @@ import json
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import Generic, TypeVar, cast
 
 from pydantic import BaseModel, ValidationError
 
@@ -147,9 +147,6 @@ def align_by_id(
     an unknown id or an unreadable item is never guessed into place, so a short or reordered answer
     leaves the affected ids *missing* rather than shifting every verdict after it.
     """
-    expected = set(expected_ids)
-    notes: list[str] = []
-    items: dict[str, ItemT] = {}
     readable: list[ItemT | None] = []
     for raw in raw_items:
         try:
@@ -157,6 +154,11 @@ def align_by_id(
         except (AnswerFormatError, ValidationError, TypeError, ValueError):
             readable.append(None)
     ids = [None if item is None else id_of(item) for item in readable]
+    if ids == expected_ids:  # what a model following the prompt sends: every id once, in the order asked
+        return Alignment(items=dict(zip(expected_ids, cast(list[ItemT], readable), strict=True)), missing=[], notes=[])
+    expected = set(expected_ids)
+    notes: list[str] = []
+    items: dict[str, ItemT] = {}
     if not any(ids) and len(readable) == len(expected_ids):
         notes.append("items came without ids; aligned by position as the counts match")
         for expected_id, item in zip(expected_ids, readable, strict=True):

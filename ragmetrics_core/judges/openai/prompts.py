@@ -12,6 +12,8 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from ragmetrics_core.judges.openai.schemas import SET_ASIDE_REASONS
+
 Message = dict[str, str]
 
 DATA_OPEN = "<data>"
@@ -27,6 +29,8 @@ _LANGUAGE_RULE = (
     "Write every claim, entity and question in the language of the text it comes from (a Russian text "
     "gives Russian claims, a Chinese text Chinese claims); never translate."
 )
+
+_REASONS = "; ".join(SET_ASIDE_REASONS)
 
 EXTRACTION_SYSTEM = f"""You prepare material for checking the answers of a question-answering system.
 {_DATA_RULE}
@@ -56,6 +60,12 @@ Tasks, each done only when listed in "tasks" (otherwise return an empty list for
   France."; "Who designed the Sydney Opera House?" answered "Bananas are rich in potassium." gives
   "Bananas are rich in potassium." (a full sentence, kept as it is).
 - reference_claims: the same for "reference" (also read with "user_input").
+- set_aside, done with the claims tasks listed: each piece you left out of those claims as no claim, once,
+  with its "source" ("response" or "reference"), its "text" as written, and its "reason", one of:
+  {_REASONS}. A hedge taken off the claim it wraps is set aside too ("I think", reason "hedge"); an answer
+  that only declines is neither a claim nor set aside. In the Sydney Opera House example above: "Great
+  question" (praise of the question), "According to the documents" (remark about the sources), "Hope this
+  helps!" (wish).
 - reference_entities: the named entities in "reference" (people, places, organisations, works, dates,
   quantities), each once, written as in the reference.
 - questions: exactly "n_questions" different questions that "response" answers, written in the language
@@ -63,7 +73,8 @@ Tasks, each done only when listed in "tasks" (otherwise return an empty list for
   (for example "I don't know" or "it depends"), otherwise false.
 Reply with one JSON object and nothing else:
 {{"response_claims": ["..."], "reference_claims": ["..."], "reference_entities": ["..."],
- "questions": [{{"question": "...", "noncommittal": false}}]}}"""
+ "questions": [{{"question": "...", "noncommittal": false}}],
+ "set_aside": [{{"source": "response", "text": "...", "reason": "greeting"}}]}}"""
 
 CHECK_SYSTEM = f"""You check claims against premises, strictly and only from the premise text.
 {_DATA_RULE}

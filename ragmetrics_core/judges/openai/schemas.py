@@ -1,14 +1,18 @@
-"""The shapes of the judge's answers: pydantic models that give the endpoint a JSON schema and read the reply.
+"""The shapes of the judge's answers, each written once: a pydantic model reads the reply, and the JSON schema
+sent to the endpoint (strict structured output) is derived from the same model.
 
 Reading is lenient where models differ harmlessly (``Entailment`` vs ``entailed``, a claim given as
-``{"text": ...}``) and strict where a mistake would misalign verdicts (every item must name its id).
+``{"text": ...}``, an id given as a number or left out of a list whose length is exact) and strict where a
+mistake would misalign verdicts (an item that names no id is placed only by position, never guessed). The schema
+asks for the strict form: every field required, every object closed, an id as a string.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict
+from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError, WithJsonSchema, WrapValidator
+from pydantic_core.core_schema import ValidatorFunctionWrapHandler
 
 from ragmetrics_core.evidence import Verdict
 
@@ -29,8 +33,13 @@ _SYNONYMS = {
 }
 
 
+_LABELS = frozenset(verdict.value for verdict in Verdict)
+
+
 def normalize_verdict(value: object) -> object:
     """Map the labels models actually produce onto ours; anything unreadable fails validation."""
+    if isinstance(value, str) and value in _LABELS:  # what structured output gives: nothing to map
+        return value
     if isinstance(value, bool):
         return Verdict.ENTAILED.value if value else Verdict.NEUTRAL.value
     if not isinstance(value, str):
@@ -58,13 +67,33 @@ def _clean_id(value: object) -> object:
     return value.strip() if isinstance(value, str) else value
 
 
-ReadVerdict = Annotated[VerdictLabel, BeforeValidator(normalize_verdict)]
-ReadText = Annotated[str, BeforeValidator(_text_of)]
-ReadId = Annotated[str, BeforeValidator(_clean_id)]
+# Each lenient type is a union: the value as asked for, which pydantic-core checks without calling Python (what
+# structured output gives, every time), else the value repaired by a Python function. The schema asks for the first.
+ReadVerdict = Annotated[
+    VerdictLabel | Annotated[VerdictLabel, BeforeValidator(normalize_verdict)],
+    WithJsonSchema({"type": "string", "enum": list(get_args(VerdictLabel))}),
+]
+ReadText = Annotated[str | Annotated[str, BeforeValidator(_text_of)], WithJsonSchema({"type": "string"})]
+ReadId = Annotated[str | Annotated[str, BeforeValidator(_clean_id)] | None, WithJsonSchema({"type": "string"})]
+"""Asked for as a string; read as ``None`` when absent, so that a list without ids can be placed by position."""
+
+SET_ASIDE_REASONS = (
+    "greeting",
+    "thanks",
+    "praise of the question",
+    "acknowledgement",
+    "remark about the sources",
+    "remark about the answer",
+    "hedge",
+    "wish",
+    "offer of help",
+    "sign-off",
+)
+"""Why a piece of an answer is no claim: the reasons the embedded judge gives, named in the prompt and the schema."""
 
 
 class _Answer(BaseModel):
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="ignore", str_strip_whitespace=True)
 
 
 class GeneratedQuestionAnswer(_Answer):
@@ -72,72 +101,72 @@ class GeneratedQuestionAnswer(_Answer):
     noncommittal: bool
 
 
+class SetAsidePiece(_Answer):
+    """A piece of the response or the reference left out of the claims, and why."""
+
+    source: Literal["response", "reference"]
+    text: ReadText
+    reason: Annotated[str, WithJsonSchema({"type": "string", "enum": list(SET_ASIDE_REASONS)})]
+    """Asked for from :data:`SET_ASIDE_REASONS`; another short reason a model gives is kept as it is."""
+
+
+def _readable_pieces(value: object, handler: ValidatorFunctionWrapHandler) -> object:
+    """Set-aside pieces count in no score: an unreadable one is dropped rather than costing the extraction."""
+    try:
+        return handler(value)
+    except ValidationError:
+        if not isinstance(value, list):
+            return []
+        kept = []
+        for item in value:
+            try:
+                kept.append(SetAsidePiece.model_validate(item))
+            except ValidationError:
+                continue
+        return kept
+
+
 class ExtractionAnswer(_Answer):
     response_claims: list[ReadText]
     reference_claims: list[ReadText]
     reference_entities: list[ReadText]
     questions: list[GeneratedQuestionAnswer]
+    set_aside: Annotated[list[SetAsidePiece], WrapValidator(_readable_pieces)] = []
+    """Not required when read: an endpoint that ignores it loses only the explanation of what was left out."""
 
 
-# Reading: one item at a time, ids optional so that a list without ids can still be placed by position.
+class WithId(_Answer):
+    """An item of a checking answer: it names the id it answers for."""
+
+    id: ReadId = None
 
 
-class TextVerdict(_Answer):
-    id: ReadId | None = None
+class TextVerdict(WithId):
     verdict: ReadVerdict
     rationale: str = ""
 
 
-class ChunkVerdict(_Answer):
-    id: ReadId | None = None
+class TextCheckAnswer(_Answer):
+    verdicts: list[TextVerdict]
+
+
+class ChunkVerdict(WithId):
     verdict: ReadVerdict
 
 
-class ClaimRow(_Answer):
-    id: ReadId | None = None
-    chunks: list[dict[str, Any]]
+class ClaimRow(WithId):
+    chunks: list[ChunkVerdict]
     all_chunks: ReadVerdict
     rationale: str = ""
 
 
-class EntityFound(_Answer):
-    id: ReadId | None = None
+class EntityFound(WithId):
     found: bool
 
 
-# Asking: the shapes sent to the endpoint as JSON schema, every field required.
-
-
-class TextVerdictSchema(_Answer):
-    id: str
-    verdict: VerdictLabel
-    rationale: str
-
-
-class TextCheckSchema(_Answer):
-    verdicts: list[TextVerdictSchema]
-
-
-class ChunkVerdictSchema(_Answer):
-    id: str
-    verdict: VerdictLabel
-
-
-class ClaimRowSchema(_Answer):
-    id: str
-    chunks: list[ChunkVerdictSchema]
-    all_chunks: VerdictLabel
-    rationale: str
-
-
-class EntityFoundSchema(_Answer):
-    id: str
-    found: bool
-
-
-class ChunkCheckSchema(_Answer):
-    claims: list[ClaimRowSchema]
-    entities: list[EntityFoundSchema]
+class ChunkCheckAnswer(_Answer):
+    claims: list[ClaimRow]
+    entities: list[EntityFound] = []
 
 
 def strict_json_schema(model: type[BaseModel]) -> dict[str, Any]:
@@ -161,8 +190,8 @@ def _close_objects(node: object) -> None:
             _close_objects(value)
 
 
-# The schemas sent to the endpoint; items are re-validated one by one when read so one bad item costs
-# only that item (and a follow-up for it), not the whole answer.
+# The schemas sent to the endpoint, built once. A reply is read whole with the same model; when that fails, its
+# items are read one by one so that one bad item costs only that item (and a follow-up for it).
 EXTRACTION_SCHEMA = strict_json_schema(ExtractionAnswer)
-TEXT_CHECK_SCHEMA = strict_json_schema(TextCheckSchema)
-CHUNK_CHECK_SCHEMA = strict_json_schema(ChunkCheckSchema)
+TEXT_CHECK_SCHEMA = strict_json_schema(TextCheckAnswer)
+CHUNK_CHECK_SCHEMA = strict_json_schema(ChunkCheckAnswer)

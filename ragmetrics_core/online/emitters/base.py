@@ -1,8 +1,8 @@
 """What an emitter is (where evaluation records go: OpenTelemetry, Phoenix, JSONL, a callback) and how each is run.
 
 No emitter ever holds up another one, or the scoring. Every emitter runs on its own thread behind a bounded
-queue (:class:`EmitterRunner`), so its ``emit`` may block on I/O (Phoenix's REST calls, a file, an OTel SDK with
-a ``SimpleSpanProcessor``) and a slow, failing or hung emitter delays nobody but itself. The runner asks nothing
+queue (:class:`EmitterThread`), so its ``emit`` may block on I/O (Phoenix's REST calls, a file, an OTel SDK with
+a ``SimpleSpanProcessor``) and a slow, failing or hung emitter delays nobody but itself. The thread asks nothing
 of the emitter beyond the :class:`Emitter` protocol: in particular, nothing of an OpenTelemetry SDK's internals.
 """
 
@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 from ragmetrics_core.online.types import EvaluationRecord, Origin, SampleView, SpanRef
+
+__all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
 
 
 @runtime_checkable
@@ -71,7 +73,7 @@ class _Stop:
     timeout_s: float
 
 
-class EmitterRunner:
+class EmitterThread:
     """One emitter, one daemon thread, one bounded queue; records offered to a full queue are dropped.
 
     What the online evaluator and its worker see of an emitter: ``offer`` a record without waiting, flush, close,

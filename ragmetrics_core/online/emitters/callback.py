@@ -8,6 +8,8 @@ from collections.abc import Callable
 
 from ragmetrics_core.online.types import EvaluationRecord
 
+__all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
+
 
 class CallbackEmitter:
     def __init__(self, callback: Callable[[EvaluationRecord], object], *, name: str = "callback") -> None:

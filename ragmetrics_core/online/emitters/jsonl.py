@@ -9,6 +9,8 @@ from typing import IO
 
 from ragmetrics_core.online.types import EvaluationRecord
 
+__all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
+
 
 class JsonlEmitter:
     """Appends ``record.to_dict()`` as one line to ``path``; the file is reopened in a forked child.

@@ -36,6 +36,8 @@ from ragmetrics_core.online.types import EvaluationRecord
 from ragmetrics_core.ratelog import RateLimitedLog
 from ragmetrics_core.results import MetricScore
 
+__all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
+
 _log = logging.getLogger("ragmetrics.online")
 
 DEFAULT_BASE_URL = "https://cloud.langfuse.com"

@@ -21,7 +21,7 @@ import re
 import threading
 import weakref
 from collections.abc import Callable, Collection, Iterable, Mapping
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from opentelemetry.metrics import CallbackOptions, MeterProvider, Observation, get_meter
 from opentelemetry.util.types import AttributeValue
@@ -31,9 +31,13 @@ from ragmetrics_core.online import semconv as sc
 from ragmetrics_core.online.stats import OnlineStats
 from ragmetrics_core.online.types import EvaluationRecord
 
+__all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
+
 _SCOPE = "ragmetrics"
 
 Attributes = dict[str, AttributeValue]
+Reading = Iterable[tuple[float, Attributes]]
+"""What an observable instrument reads from the ledger: values, each with the attributes of its series."""
 
 SCORE_BUCKETS: tuple[float, ...] = (0.0, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 1.0)
 """Upper bounds for scores in [0, 1]: ``le="0"`` counts exact zeros (an answer with no supported claim), finer
@@ -236,38 +240,12 @@ class MetricsEmitter:
 
     def _create_ledger_instruments(self) -> None:
         meter = self._meter
-        meter.create_observable_counter(
-            sc.METRIC_SUBMITTED, [self._observer(_submitted)], unit="{sample}",
-            description="Samples offered to the online evaluator.",
-        )
-        meter.create_observable_counter(
-            sc.METRIC_SAMPLED_OUT, [self._observer(_sampled_out)], unit="{sample}",
-            description="Samples the sampler declined, by ragmetrics.sampling.decision.",
-        )
-        meter.create_observable_counter(
-            sc.METRIC_DROPPED, [self._observer(_dropped)], unit="{sample}",
-            description="Samples that could not be taken (queue full, after shutdown, abandoned), "
-            "by ragmetrics.drop.reason.",
-        )
-        meter.create_observable_counter(
-            sc.METRIC_COMPLETED, [self._observer(_completed)], unit="{sample}",
-            description="Samples evaluated with scores.",
-        )
-        meter.create_observable_counter(
-            sc.METRIC_FAILED, [self._observer(_failed)], unit="{sample}",
-            description="Samples whose evaluation failed, by error.type.",
-        )
-        meter.create_observable_up_down_counter(
-            sc.METRIC_PENDING, [self._observer(_pending)], unit="{sample}",
-            description="Samples queued or being evaluated right now, by ragmetrics.pending.state.",
-        )
-        meter.create_observable_counter(
-            sc.METRIC_EMITTER_RECORDS, [self._observer(_emitter_records)], unit="{record}",
-            description="Evaluation records per emitter, by ragmetrics.emitter.outcome (emitted, failed, dropped).",
-        )
+        for ledger in _LEDGER_INSTRUMENTS:
+            create = meter.create_observable_up_down_counter if ledger.up_down else meter.create_observable_counter
+            create(ledger.name, [self._observer(ledger.read)], unit=ledger.unit, description=ledger.description)
 
     def _observer(
-        self, read: Callable[[OnlineStats], Iterable[tuple[float, Attributes]]]
+        self, read: Callable[[OnlineStats], Reading]
     ) -> Callable[[CallbackOptions], Iterable[Observation]]:
         def callback(_options: CallbackOptions) -> Iterable[Observation]:
             with self._sources_lock:
@@ -285,43 +263,75 @@ class MetricsEmitter:
         return callback
 
 
-def _submitted(stats: OnlineStats) -> Iterable[tuple[float, Attributes]]:
-    yield stats.submitted, {}
-
-
-def _completed(stats: OnlineStats) -> Iterable[tuple[float, Attributes]]:
-    yield stats.completed, {}
-
-
-def _sampled_out(stats: OnlineStats) -> Iterable[tuple[float, Attributes]]:
+def _sampled_out(stats: OnlineStats) -> Reading:
     for decision, count in (
         ("not_sampled", stats.not_sampled), ("throttled", stats.throttled), ("over_budget", stats.over_budget)
     ):
         yield count, {sc.SAMPLING_DECISION: decision}
 
 
-def _dropped(stats: OnlineStats) -> Iterable[tuple[float, Attributes]]:
+def _dropped(stats: OnlineStats) -> Reading:
     for reason, count in (
         ("queue_full", stats.queue_full), ("rejected", stats.rejected), ("abandoned", stats.abandoned)
     ):
         yield count, {sc.DROP_REASON: reason}
 
 
-def _failed(stats: OnlineStats) -> Iterable[tuple[float, Attributes]]:
+def _failed(stats: OnlineStats) -> Reading:
     reasons: Mapping[str, int] = stats.failure_reasons
     for reason in sorted(set(FAILURE_CLASSES) | set(reasons)):
         yield reasons.get(reason, 0), {sc.ERROR_TYPE: reason}
 
 
-def _pending(stats: OnlineStats) -> Iterable[tuple[float, Attributes]]:
+def _pending(stats: OnlineStats) -> Reading:
     yield stats.queued, {sc.PENDING_STATE: "queued"}
     yield stats.in_flight, {sc.PENDING_STATE: "in_flight"}
 
 
-def _emitter_records(stats: OnlineStats) -> Iterable[tuple[float, Attributes]]:
+def _emitter_records(stats: OnlineStats) -> Reading:
     for emitter, counts in sorted(stats.emitters.items()):
         for outcome, count in (("emitted", counts.emitted), ("failed", counts.failed), ("dropped", counts.dropped)):
             yield count, {sc.EMITTER_NAME: emitter, sc.EMITTER_OUTCOME: outcome}
+
+
+class _LedgerInstrument(NamedTuple):
+    """One observable instrument over the pipeline's ledger: what it is called, reads and says."""
+
+    name: str
+    read: Callable[[OnlineStats], Reading]
+    unit: str
+    description: str
+    up_down: bool = False  # a level that goes down as well as up (an up-down counter), not a running total
+
+
+_LEDGER_INSTRUMENTS = (
+    _LedgerInstrument(
+        sc.METRIC_SUBMITTED, lambda stats: [(stats.submitted, {})], "{sample}",
+        "Samples offered to the online evaluator.",
+    ),
+    _LedgerInstrument(
+        sc.METRIC_SAMPLED_OUT, _sampled_out, "{sample}",
+        "Samples the sampler declined, by ragmetrics.sampling.decision.",
+    ),
+    _LedgerInstrument(
+        sc.METRIC_DROPPED, _dropped, "{sample}",
+        "Samples that could not be taken (queue full, after shutdown, abandoned), by ragmetrics.drop.reason.",
+    ),
+    _LedgerInstrument(
+        sc.METRIC_COMPLETED, lambda stats: [(stats.completed, {})], "{sample}", "Samples evaluated with scores.",
+    ),
+    _LedgerInstrument(
+        sc.METRIC_FAILED, _failed, "{sample}", "Samples whose evaluation failed, by error.type.",
+    ),
+    _LedgerInstrument(
+        sc.METRIC_PENDING, _pending, "{sample}",
+        "Samples queued or being evaluated right now, by ragmetrics.pending.state.", up_down=True,
+    ),
+    _LedgerInstrument(
+        sc.METRIC_EMITTER_RECORDS, _emitter_records, "{record}",
+        "Evaluation records per emitter, by ragmetrics.emitter.outcome (emitted, failed, dropped).",
+    ),
+)
 
 
 def _version() -> str:

@@ -6,7 +6,7 @@ The evaluated span has usually ended by the time scores exist, so the evaluation
 RAG span is created here (with OpenInference attributes, from the run's own start/end times) so the
 scores have a trace to live in. What each span and event carries is written in ``otel_attributes``.
 
-Like every emitter it runs on a thread of its own (``emitters.base.EmitterRunner``): whatever processors the app
+Like every emitter it runs on a thread of its own (``emitters.base.EmitterThread``): whatever processors the app
 gave its providers (a batch processor, or a ``SimpleSpanProcessor`` exporting on the caller's thread), the scoring
 worker never waits for them. The providers are only used through the OpenTelemetry API.
 """
@@ -25,6 +25,8 @@ from opentelemetry.trace import NonRecordingSpan, Span, SpanContext, SpanKind, S
 from ragmetrics_core.online import semconv as sc
 from ragmetrics_core.online.emitters import otel_attributes as attrs
 from ragmetrics_core.online.types import EvaluationRecord, Origin, SampleView, SpanRef
+
+__all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
 
 _SCOPE = "ragmetrics"
 

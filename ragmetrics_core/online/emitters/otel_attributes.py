@@ -14,6 +14,8 @@ from ragmetrics_core.online import semconv as sc
 from ragmetrics_core.online.types import EvaluationRecord, Origin, SampleView
 from ragmetrics_core.results import ClaimExplanation, MetricScore
 
+__all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
+
 Attributes = dict[str, AttributeValue]
 
 

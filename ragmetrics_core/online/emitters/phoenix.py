@@ -15,6 +15,8 @@ from phoenix.client import Client
 from ragmetrics_core.online.types import EvaluationRecord
 from ragmetrics_core.results import MetricScore
 
+__all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
+
 AnnotatorKind = Literal["LLM", "CODE", "HUMAN"]
 
 

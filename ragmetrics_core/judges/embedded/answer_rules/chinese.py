@@ -10,18 +10,15 @@ from __future__ import annotations
 
 import re
 
-YES = frozenset({"是", "是的", "对", "对的", "没错"})
-NO = frozenset({"不", "不是", "不对", "没有"})
-_MEASURE_WORDS = "个间座位年次种本人条只家所"
+from ragmetrics_core.judges.embedded.lexicon import ZH
+
+YES, NO = ZH.set("yes"), ZH.set("no")
+_MEASURE_WORDS = "".join(ZH.sequence("measure_words"))
 _WH_RE = re.compile(
     f"什么时候|什么|哪里|哪儿|哪个|哪一年|哪一|何时|谁|多少(?P<measure>[{_MEASURE_WORDS}])?|多长|多大|多高|多远|多久"
     f"|几(?P<few>[{_MEASURE_WORDS}])?"
 )
-_VERB_MARKS = (
-    "是", "有", "在", "位于", "了", "被", "为", "于", "建", "成立", "设计", "写", "发明", "发现", "拥有", "举行",
-    "出生", "含", "包括", "属于", "叫做", "称为", "来自", "需要", "使用", "提供", "导致", "具有",
-    "全长", "长约", "高约",
-)
+_VERB_MARKS = ZH.sequence("answer_verb_marks")
 """Characters and words that make a short answer a sentence of its own ("香蕉富含钾", "长城全长约21196公里")."""
 _FRAGMENT_HAN = 8
 _HAN_RE = re.compile("[\u4e00-\u9fff]")
@@ -32,8 +29,7 @@ _COMPARATIVE_RES = (
 _TOPIC_END_RE = re.compile(
     "是|有|在|位于|于|建|的|哪|什么|谁|多少|几|何时|为什么|怎么|如何|吗|出生|成立|设计|创作|创建|创立|发明|发现|开放|举办|去世|出版|写"
 )
-THING_PRONOUNS = frozenset({"它", "其"})
-PERSON_PRONOUNS = frozenset({"他", "她"})
+THING_PRONOUNS, PERSON_PRONOUNS = ZH.set("thing_pronouns"), ZH.set("person_pronouns")
 
 
 def _han(text: str) -> int:
@@ -122,3 +118,35 @@ def resolve_things(text: str, name: str) -> str:
     """Every "它" (and a sentence-opening "其") about ``name``."""
     text = text.replace("它们", "\0").replace("它", name).replace("\0", "它们")
     return name + text[1:] if text.startswith("其") else text
+
+
+_ZH_SPLIT_RE = re.compile(r"[,、]")
+_ZH_SUBJECT_END_RE = re.compile(r"是|位于|成立|拥有|以|为|在|有|于|由")
+_ZH_VERB_START = ("以", "为", "成立", "位于", "是", "拥有", "通过", "管理", "在", "于", "被", "建", "有")
+_ZH_PRONOUNS = ("它", "他", "她", "其", "该")
+
+
+def split_chinese(sentence: str, previous_subject: str | None) -> tuple[list[str], str | None]:
+    """A Chinese sentence's claims (its comma-separated pieces, short ones joined to their neighbour, each given
+    the sentence subject when it opens with a verb or a pronoun) and the subject it passes on."""
+    body = sentence.rstrip("。!?;. ")
+    if previous_subject and body.startswith(_ZH_PRONOUNS):
+        body = previous_subject + body[1:]
+    raw = [piece.strip() for piece in _ZH_SPLIT_RE.split(body)]
+    pieces: list[str] = []
+    for piece in raw:
+        if (pieces and _han(piece) < 4) or (pieces and _han(pieces[-1]) < 4):
+            pieces[-1] = f"{pieces[-1]},{piece}"
+        else:
+            pieces.append(piece)
+    subject_match = _ZH_SUBJECT_END_RE.search(pieces[0]) if pieces else None
+    subject = pieces[0][: subject_match.start()].strip() if subject_match and 0 < subject_match.start() <= 15 else None
+    completed = [pieces[0]] if pieces else []
+    for piece in pieces[1:]:
+        if subject and piece.startswith(_ZH_PRONOUNS):
+            completed.append(subject + piece[1:])
+        elif subject and subject not in piece and piece.startswith(_ZH_VERB_START):
+            completed.append(subject + piece)
+        else:
+            completed.append(piece)
+    return completed, subject

@@ -9,29 +9,21 @@ question; it has no verb of its own. It is put into its question ("Who wrote War
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 
-from ragmetrics_core.judges.embedded.answer_rules.wordlists import word_set
+from ragmetrics_core.judges.embedded.lexicon import EN, EN_PERSON_NOUNS
 
-BE = word_set("is are was were")
-DO = word_set("do does did")
-AUX = BE | DO | word_set("has have had can could will would should may")
-WH = word_set("what which who whom whose when where how why")
-DETERMINERS = word_set("the a an this that these those")
-_FUNCTION_WORDS = DETERMINERS | AUX | WH | word_set("and or of in on at to for from by with between about than as")
+BE, DO = EN.set("answer_be"), EN.set("answer_do")
+AUX = BE | DO | EN.set("answer_modals")
+WH = EN.set("answer_wh")
+DETERMINERS = EN.set("answer_articles")
+_FUNCTION_WORDS = DETERMINERS | AUX | WH | EN.set("answer_shared_words")
 """Words a fragment may share with its question ("Between 1863 and 1869" to "When did … War and Peace?")."""
-_CONNECTORS = word_set("of de von van the and la le del da")
-VAGUE = word_set("it he she they this that these those there you i we what")
-YES = word_set("yes yeah yep correct right true indeed")
-NO = word_set("no nope incorrect false")
-THING_PRONOUNS = word_set("it its")
-PERSON_PRONOUNS = word_set("he she his her")
-_VERBS = word_set(
-    """
-        is are was were be been has have had do does did can could will would should may might must
-        wrote won led made took went became begins began founded built gave got held left lost ran says said
-        lives works plays contains includes uses opened closed died married moved designed invented discovered
-    """
-)
+_CONNECTORS = EN.set("answer_name_connectors")
+VAGUE = EN.set("answer_vague")
+YES, NO = EN.set("yes"), EN.set("no")
+THING_PRONOUNS, PERSON_PRONOUNS = EN.set("thing_pronouns"), EN.set("person_pronouns")
+_VERBS = EN.set("answer_verbs")
 """Verbs that make an answer a sentence of its own (with any longer word in "-ed" after another word)."""
 _WORD_RE = re.compile(r"[^\W_]+(?:['’-][^\W_]+)*")
 _COMPARATIVE_RE = re.compile(
@@ -168,19 +160,8 @@ def fill(question: str, answer: str) -> str | None:
     return sentence(f"{' '.join(rest)} {_located(wh, answer)}")
 
 
-_IRREGULAR_PAST: dict[str, str] = dict(
-    pair.split(":", 1)  # every pair is "base:past"
-    for pair in word_set(
-        """
-    be:was have:had do:did go:went make:made take:took write:wrote win:won lead:led become:became begin:began
-    build:built give:gave get:got hold:held leave:left lose:lost run:ran say:said find:found buy:bought
-    bring:brought think:thought see:saw come:came know:knew grow:grew fly:flew meet:met pay:paid sell:sold
-    tell:told teach:taught fight:fought sing:sang speak:spoke break:broke choose:chose drive:drove eat:ate
-    fall:fell feel:felt keep:kept send:sent spend:spent stand:stood understand:understood rise:rose
-    """
-    )
-)
-_IRREGULAR_PRESENT = {"have": "has", "do": "does", "be": "is", "go": "goes"}
+_IRREGULAR_PAST: Mapping[str, str] = EN.table("irregular_past")
+_IRREGULAR_PRESENT: Mapping[str, str] = EN.table("irregular_present")
 
 
 def _without_do(aux: str, clause: list[str]) -> list[str]:
@@ -198,9 +179,7 @@ def _without_do(aux: str, clause: list[str]) -> list[str]:
     return [*clause[:at], inflected, *clause[at + 1 :]]
 
 
-_PLACE_OR_TIME_PREPOSITIONS = word_set(
-    "in on at by from during since near between before after around about until till inside outside"
-)
+_PLACE_OR_TIME_PREPOSITIONS = EN.set("place_or_time_prepositions")
 
 
 def _located(wh: str, answer: str) -> str:
@@ -270,3 +249,26 @@ def resolve_things(text: str, name: str) -> str:
         return replaced[:1].upper() + replaced[1:] if at_start else replaced
 
     return _IT_RE.sub(replace, text)
+
+
+_OWNER_RE = re.compile(r"^(.+?)['’]s\s+\S")
+"""The owner in a possessive subject ("Tony Morris's car" → Tony Morris)."""
+
+
+def resolve_leading_pronoun(sentence: str, previous_subject: str) -> str:
+    """A sentence that opens with he/she/it/they or its/his/her/their about the previous sentence's subject; a
+    person's pronoun about the owner of a possessive subject."""
+    words = sentence.split(maxsplit=1)
+    if len(words) < 2:
+        return sentence
+    first = words[0].casefold()
+    if first in {"he", "she", "his", "her"}:
+        # A person: of "Tony Morris's blue Volvo was caught …", "He says …" is Tony Morris, not the Volvo.
+        owner = _OWNER_RE.match(previous_subject)
+        if owner is not None and previous_subject.split()[-1].casefold() not in EN_PERSON_NOUNS:
+            previous_subject = owner.group(1)
+    if first in {"it", "he", "she", "they"}:
+        return f"{previous_subject} {words[1]}"
+    if first in {"its", "his", "her", "their"}:
+        return f"{previous_subject}'s {words[1]}"
+    return sentence

@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import re
 
-from ragmetrics_core.judges.embedded.answer_rules.wordlists import word_set
+from ragmetrics_core.judges.embedded.lexicon import RU
 
-YES = word_set("да верно конечно")
-NO = word_set("нет неверно")
+YES, NO = RU.set("yes"), RU.set("no")
 _WH_RE = re.compile(
     r"\b(?:кто|что|когда|где|куда|откуда|какой|какая|какое|какие|какого|каком|какую|сколько|чей|чья|чье|чьи)\b",
     re.IGNORECASE,
@@ -23,7 +22,7 @@ _VERB_RE = re.compile(
 )
 """A past or reflexive verb form (or a copula, or the dash that stands for one): a sentence, not a fragment.
 Present forms in "-ет"/"-ит" are left out: too many names end so ("Египет", "Кувейт")."""
-_NOT_VERBS = word_set("ли пол стол вокзал канал зал идеал сигнал финал")
+_NOT_VERBS = RU.set("answer_not_verbs")
 _SHORT_FRAGMENT_WORDS = 3
 _FRAGMENT_WORDS = 6
 _WORD_RE = re.compile(r"[^\W_]+(?:-[^\W_]+)*")
@@ -35,8 +34,7 @@ _COMPARATIVE_RE = re.compile(
 _QUOTED_RE = re.compile(r"«[^»]+»|\"[^\"]+\"")
 _NAME_RE = re.compile(r"(?<!^)(?<![.!?]\s)\b[А-ЯЕЁ][а-яёА-ЯЁ-]+(?:\s+[А-ЯЁ][а-яё-]+)*(?:\s+[а-яё]+(?=$|\s))?")
 _WHO_RE = re.compile(r"^(?:кто|чей|чья|чье|чьи)\b", re.IGNORECASE)
-THING_PRONOUNS = word_set("оно его ее её")
-PERSON_PRONOUNS = word_set("он она")
+THING_PRONOUNS, PERSON_PRONOUNS = RU.set("thing_pronouns"), RU.set("person_pronouns")
 
 
 def answer_words(text: str) -> list[str]:
@@ -129,7 +127,7 @@ def names_someone(text: str) -> bool:
     return bool(parts) and all(part[:1].isupper() or part[:1] in "«\"" for part in parts)
 
 
-_NAME_CONNECTORS = word_set("де фон ван да ибн и")
+_NAME_CONNECTORS = RU.set("answer_name_connectors")
 
 
 def resolve_things(text: str, name: str) -> str:
@@ -142,3 +140,11 @@ def resolve_things(text: str, name: str) -> str:
     if first == "оно" or (first in {"его", "ее"} and len(parts) > 1 and has_verb(parts[1])):
         return " ".join([name, *parts[1:]])
     return text
+
+
+def resolve_leading_pronoun(sentence: str, previous_subject: str) -> str:
+    """A sentence that opens with он/она/оно/они about the previous sentence's subject."""
+    words = sentence.split(maxsplit=1)
+    if len(words) == 2 and words[0].casefold() in {"он", "она", "оно", "они"}:
+        return f"{previous_subject} {words[1]}"
+    return sentence

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ragmetrics_core.judges.embedded.normalize import SPEAKER, terms
+from ragmetrics_core.judges.embedded.terms import SPEAKER, terms
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,41 @@
+"""Secret shapes are tried only on texts that hold a piece every match of the shape holds: the output is the same
+as trying every shape on every text, for planted keys, look-alikes and case-folding tricks."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ragmetrics_core.scrub import _SHAPES, SECRETS, scrub_secrets
+
+PIECES = [
+    "sk-abcdefgh12345678", "PK-abcdefgh12345678",  # upper case: no provider key, left alone
+    "gsk_" + "a" * 16, "hf_" + "b" * 24, "glpat-" + "c" * 16,
+    "xai-" + "d" * 20, "r8_" + "e" * 24, "ghp_" + "f" * 16, "github_pat_" + "g" * 16, "xoxb-1234567890",
+    "AKIA" + "A" * 16, "AIza" + "h" * 30, "Bearer abc.def", "BEARER x", "api_key=zzz", "API-KEY: 'v'",
+    "token: " + "0123456789abcdef" * 2, "credential is " + "a" * 32, "Auth " + "f" * 40, "passwd=p",
+    "ſecret=abc",  # a long s: matches "s" when case is ignored
+    "authorızation: x",  # a dotless i: matches "i" when case is ignored
+    "KEY=v", "Kelvin \u212aey=v", "plain words", "ı", "é", " ", "\n", ",", "{", '"', "=",
+]
+
+
+def _every_shape(text: str) -> str:
+    text = SECRETS.mask(text)
+    for _, pattern, replacement in _SHAPES:
+        text = pattern.sub(replacement, text)
+    return text
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.one_of(st.sampled_from(PIECES), st.text(max_size=12)), max_size=8))
+def test_the_needles_change_no_output(parts: list[str]) -> None:
+    text = "".join(parts)
+    assert scrub_secrets(text) == _every_shape(text)
+
+
+def test_planted_keys_are_still_masked() -> None:
+    for piece in PIECES[:20]:
+        if piece.startswith("PK-"):
+            continue
+        assert "[redacted]" in scrub_secrets(f"the answer quotes {piece} here"), piece
