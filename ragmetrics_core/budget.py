@@ -55,9 +55,14 @@ class Budget:
         self.cancelled = True
 
     @property
+    def grace_s(self) -> float:
+        """Metered time charged by the wall clock before the CPU clock is read."""
+        return min(_WALL_GRACE_S, self.limit_s / 10)
+
+    @property
     def by_cpu_clock(self) -> bool:
         """Whether stretches are metered by the CPU clock (past the wall-clock grace)."""
-        return self.spent_s > min(_WALL_GRACE_S, self.limit_s / 10)
+        return self.spent_s > self.grace_s
 
     def used(self) -> float:
         if not self.in_stretch:
@@ -84,8 +89,7 @@ class Budget:
 
     def meter_by_cpu_clock(self) -> None:
         """Past the grace inside a long stretch: charge its wall time so far and meter the rest by the CPU clock."""
-        if self.in_stretch and self.stretch_started is None and self.used_at_most() > min(_WALL_GRACE_S,
-                                                                                          self.limit_s / 10):
+        if self.in_stretch and self.stretch_started is None and self.used_at_most() > self.grace_s:
             self.spent_s = self.used_at_most()
             self.stretch_wall_started = time.perf_counter()
             self.stretch_started = time.thread_time()
