@@ -13,6 +13,7 @@ import contextlib
 import os
 import signal
 import sys
+import tempfile
 import threading
 from array import array
 from bisect import insort
@@ -23,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from ragmetrics_core._lazy import Renamed, lazy_package, renamed_keyword
-from ragmetrics_core.aggregate import AggregationMode, DatasetReport
+from ragmetrics_core.aggregate import AggregationMode, DatasetReport, RunningAggregate
 from ragmetrics_core.engine import AsyncEvaluator, Evaluator, run_sync
 from ragmetrics_core.formats import InputFormat, LoadedSample, RowError, iter_samples
 from ragmetrics_core.formats.loader import STDIN, Source
@@ -241,6 +242,8 @@ def evaluate_file(
         fitted = as_calibration(calibration)
     run = BatchRun(out=None if out is None else Path(out), keep_results=keep_results)
     run.report.results_path = run.out
+    if not keep_results:  # the figures' per-row scores go to a file beside the results, not to memory
+        run.report.figures = RunningAggregate(spill_dir=_spill_dir(run.out))
     # plan: read the input once (and the results file, to resume); every bad row is known before any judging
     index = scan_results(out, {metric: spec.direction for metric, spec in METRICS.items()}) if out is not None else None
     plan = _plan(source, format, columns, limit, index, run, on_row_error, only_failed)
@@ -257,6 +260,14 @@ def evaluate_file(
     show_progress = sys.stderr.isatty() if progress is None else progress
     _score_and_write(run, plan, evaluator, backend, list(metrics or METRICS), concurrency, show_progress, fitted)
     return run
+
+
+def _spill_dir(out: Path | None) -> Path:
+    """Where a run that keeps nothing per row in memory writes its figures: beside its results (a disk the user
+    chose for data that size), else the system's temporary directory."""
+    if out is None:
+        return Path(tempfile.gettempdir())
+    return out.absolute().parent  # made by the results writer before the first figure is written
 
 
 def _check_arguments(concurrency: int, limit: int | None, only_failed: bool, out: str | Path | None) -> None:
