@@ -27,7 +27,7 @@ from ragmetrics_core._lazy import Renamed, lazy_package, renamed_keyword
 from ragmetrics_core.aggregate import AggregationMode, DatasetReport, RunningAggregate
 from ragmetrics_core.engine import AsyncEvaluator, Evaluator, run_sync
 from ragmetrics_core.formats import InputFormat, LoadedSample, RowError, iter_samples
-from ragmetrics_core.formats.loader import STDIN, Source
+from ragmetrics_core.formats.loader import STDIN, IdLedger, Source
 from ragmetrics_core.formats.results_io import ResultsIndex, ResultWriter, is_complete, scan_results
 from ragmetrics_core.judge_factory import JudgeSettings, build_evaluator
 from ragmetrics_core.judges.base import Judge, Usage
@@ -353,6 +353,8 @@ class _Plan:
     """Per input position: 1 when the sample is to be evaluated."""
     held: list[Todo] | None = None
     """The samples to evaluate, for a source that cannot be read twice (stdin, a stream, data in memory)."""
+    ids: IdLedger = field(default_factory=IdLedger)
+    """The repeated ids the first reading found: the second settles ids from them, holding no id per row."""
 
     def todo(self) -> Iterator[Todo]:
         if self.held is not None:
@@ -360,7 +362,7 @@ class _Plan:
             return
         # A file is read again rather than its samples held: the same rows come in the same order.
         position = 0
-        for row in iter_samples(self.source, format=self.format, columns=self.columns):
+        for row in iter_samples(self.source, format=self.format, columns=self.columns, ids=self.ids):
             if isinstance(row, RowError):
                 continue
             if position >= self.total:
@@ -386,7 +388,7 @@ def _plan(
     plan = _Plan(source, format, columns, held=None if rereadable else [])
     if index is not None:
         plan.resumed_rows = array("q", [-1]) * index.rows
-    for row in iter_samples(source, format=format, columns=columns):
+    for row in iter_samples(source, format=format, columns=columns, ids=plan.ids):
         if limit is not None and plan.total >= limit:
             break
         if isinstance(row, RowError):

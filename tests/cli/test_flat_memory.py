@@ -1,6 +1,7 @@
 """Issue 28, item 5: a run that keeps no result in memory (what ``ragmetrics evaluate`` does) holds the same amount
-of figures whatever the number of rows, and its summary is still the summary of its results computed in memory:
-failed and undetermined samples, NaN scores, results finishing out of order and resumed rows included."""
+of figures whatever the number of rows, its second reading of the input holds no id per row, and its summary is
+still the summary of its results computed in memory: failed and undetermined samples, NaN scores, results
+finishing out of order and resumed rows included."""
 
 from __future__ import annotations
 
@@ -17,6 +18,8 @@ import pytest
 
 from ragmetrics_core.aggregate import AggregationMode, RunningAggregate, aggregate, pairwise_sum_of
 from ragmetrics_core.batch import evaluate_file
+from ragmetrics_core.formats import RowError, iter_samples
+from ragmetrics_core.formats.loader import IdLedger
 from ragmetrics_core.positional import RECORD_SIZE, PositionalColumn
 from ragmetrics_core.report.summary import total_usage
 from ragmetrics_core.results import Direction, EvaluationResult, MetricScore, Usage
@@ -160,3 +163,53 @@ def test_an_empty_spilled_run_makes_no_file(tmp_path: Path) -> None:
     figures = RunningAggregate(spill_dir=tmp_path)
     assert figures.report("ragchecker").metrics == {} and figures.usage == Usage()
     assert list(tmp_path.iterdir()) == []
+
+
+def _mixed_rows() -> list[dict[str, object] | str]:
+    """Explicit ids (some repeated), rows without one (some repeating an earlier row's content), bad rows."""
+    rows: list[dict[str, object] | str] = []
+    for index in range(60):
+        row: dict[str, object] = {"user_input": f"q{index % 7 if index % 2 else index}", "response": "r."}
+        if index % 3 == 0:
+            row["id"] = f"id{index % 12}"  # repeats from the 5th on
+        rows.append(row)
+        if index % 11 == 5:
+            rows.append("{broken")
+    return rows
+
+
+def _described(rows: list[object]) -> list[tuple[object, ...]]:
+    return [("error", row.message, row.line) if isinstance(row, RowError) else ("row", row.id, row.line)
+            for row in rows]
+
+
+def test_a_second_reading_with_the_ledger_settles_every_id_as_the_first_did(tmp_path: Path) -> None:
+    source = write_jsonl(tmp_path / "in.jsonl", _mixed_rows())
+    ledger = IdLedger()
+    first = _described(list(iter_samples(source, ids=ledger)))
+    assert first == _described(list(iter_samples(source)))  # the ledger changes nothing on the first reading
+    kinds = {kind for kind, *_ in first}
+    assert kinds == {"row", "error"} and any("duplicate id" in str(row[1]) for row in first)
+    assert any("#2" in str(row[1]) for row in first) and any("#3" in str(row[1]) for row in first)
+    assert ledger.repeated and ledger.numbered and len(ledger.repeated) + len(ledger.numbered) < 60
+    assert _described(list(iter_samples(source, ids=ledger))) == first
+    assert _described(list(iter_samples(source, ids=ledger))) == first  # and again
+
+
+def _blocks_while_reading(source: Path, ledger: IdLedger, at: tuple[int, int]) -> int:
+    """Allocated blocks gained between the reading's rows ``at[0]`` and ``at[1]``."""
+    held = []
+    for number, _ in enumerate(iter_samples(source, ids=ledger)):
+        if number in at:
+            gc.collect()
+            held.append(sys.getallocatedblocks())
+    return held[1] - held[0]
+
+
+def test_the_second_reading_of_a_run_holds_no_id_per_row(tmp_path: Path) -> None:
+    source = write_jsonl(tmp_path / "in.jsonl", _rows(6000))
+    ledger = IdLedger()
+    first = _blocks_while_reading(source, ledger, (1000, 5000))
+    second = _blocks_while_reading(source, ledger, (1000, 5000))
+    assert first >= 4000  # telling a repeated id: every id seen so far is held, one string a row at least
+    assert second < 400, (first, second)  # the replay: nothing per row
