@@ -349,8 +349,9 @@ class _Plan:
     saw_evidence: bool = False
     resumed_rows: array[int] = field(default_factory=lambda: array("q"))
     """Results-file row → the input position of the sample it resumes, -1 for rows not taken."""
-    redo: bytearray = field(default_factory=bytearray)
-    """Per input position: 1 when the sample is to be evaluated."""
+    passed: array[int] = field(default_factory=lambda: array("q"))
+    """The input positions not to evaluate (resumed, or left by ``only_failed``), ascending: nothing a row in a
+    fresh run."""
     held: list[Todo] | None = None
     """The samples to evaluate, for a source that cannot be read twice (stdin, a stream, data in memory)."""
     ids: IdLedger = field(default_factory=IdLedger)
@@ -361,13 +362,15 @@ class _Plan:
             yield from self.held
             return
         # A file is read again rather than its samples held: the same rows come in the same order.
-        position = 0
+        position = passed = 0
         for row in iter_samples(self.source, format=self.format, columns=self.columns, ids=self.ids):
             if isinstance(row, RowError):
                 continue
             if position >= self.total:
                 return
-            if self.redo[position]:
+            if passed < len(self.passed) and self.passed[passed] == position:
+                passed += 1
+            else:
                 yield position, row
             position += 1
 
@@ -401,8 +404,9 @@ def _plan(
         plan.saw_evidence = plan.saw_evidence or row.evidence is not None
         _keep_input(run, row, position)
         redo = _to_evaluate(run, plan, index, row, position, only_failed)
-        plan.redo.append(redo)
-        if redo:
+        if not redo:
+            plan.passed.append(position)
+        else:
             plan.pending += 1
             if plan.held is not None:
                 plan.held.append((position, row))
