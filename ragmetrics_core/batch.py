@@ -224,7 +224,9 @@ def evaluate_file(
     - ``keep_results``: keep every result (slim once written to ``out``), the samples and their lines in the
       run. With ``False`` (what ``ragmetrics evaluate`` does) memory stays flat in the number of rows: the input
       file is read twice instead of held (stdin and in-memory data are held), the results file is read row by
-      row, and the summary, usage and ``BatchRun.report`` are built as results come in; ``results`` then raises.
+      row, and the summary, usage and ``BatchRun.report`` are built as results come in, their per-row scores in
+      an unnamed temporary file beside ``out`` (the system's temporary directory without one); ``results`` then
+      raises.
     - ``backend``: score elsewhere (e.g. ``ragmetrics_core.scale.ray_backend.RayBackend``), which builds its own
       evaluators; everything else about the run is the same. ``engine=`` is its deprecated old name.
     - ``only_failed`` (``--retry-failed``): evaluate again only the samples ``out`` holds a failed or partly
