@@ -85,6 +85,7 @@ def test_the_summary_of_a_run_is_the_summary_of_its_results_computed_in_memory(t
         assert _same(summary.model_dump(), aggregate(in_memory, mode).model_dump())
         assert math.isnan(summary["faithfulness"].mean or 0.0)  # a NaN score makes the mean NaN, as sum() does
     assert run.usage == total_usage(in_memory) and run.failed == 18
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["in.jsonl", "out.jsonl"]  # the figures leave no file
     kept = evaluate_file(source, evaluator=ScriptedEvaluator(), concurrency=8, progress=False)
     assert _same(kept.summary().model_dump(), aggregate(in_memory).model_dump())
 
