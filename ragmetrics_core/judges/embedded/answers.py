@@ -18,6 +18,7 @@ from functools import lru_cache
 
 from ragmetrics_core.judges.embedded import lexicon
 from ragmetrics_core.judges.embedded.answer_rules import LanguageRules, rules
+from ragmetrics_core.judges.embedded.answer_rules.chinese import HAN_RE
 from ragmetrics_core.judges.embedded.answer_rules.nonclaims import Skipped, set_aside
 from ragmetrics_core.judges.embedded.segment import language, sentences
 from ragmetrics_core.judges.embedded.tokens import prepare
@@ -36,7 +37,6 @@ _NONCOMMITTAL_RE = re.compile(
 a scan per phrase)."""
 _QUESTION_TAIL = re.compile("[吗呢嘛]?[？?]*$")
 _BARE_VERDICT_WORDS = 3
-_HAN = re.compile("[\u4e00-\u9fff]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,7 +131,7 @@ def _complete(asked: str | None, kept: list[str], local: LanguageRules, topic: s
 def _is_bare(rest: str) -> bool:
     """Whether what follows a "yes"/"no" adds no statement of its own ("Yes, it is.", "Нет."), unlike "Да, Москва —
     столица России" or "不，长城在中国北方"."""
-    return len(_WORD.findall(rest)) < _BARE_VERDICT_WORDS and len(_HAN.findall(rest)) < _BARE_VERDICT_WORDS
+    return len(_WORD.findall(rest)) < _BARE_VERDICT_WORDS and len(HAN_RE.findall(rest)) < _BARE_VERDICT_WORDS
 
 
 def _resolve_person(sentence: str, topic: str, local: LanguageRules) -> str:

@@ -11,6 +11,7 @@ import re
 from collections.abc import Sequence
 
 from ragmetrics_core.judges.embedded import lexicon
+from ragmetrics_core.judges.embedded.answer_rules.chinese import HAN_RE
 from ragmetrics_core.judges.embedded.knobs import KNOBS
 from ragmetrics_core.judges.embedded.scan import matches_at, searcher
 from ragmetrics_core.judges.embedded.segment import sentences
@@ -30,7 +31,6 @@ DATE_RE = re.compile(
     r"|\d{3,4}\s*年(?:\s*\d{1,2}\s*月(?:\s*\d{1,2}\s*日)?)?",
     re.IGNORECASE,
 )
-_HAN_RE = re.compile("[\u4e00-\u9fff]")
 _ASCII_MONTHS = frozenset(month for month in lexicon.MONTHS if month.isascii())
 _ASCII_MONTH_NAMES = tuple(sorted(_ASCII_MONTHS))
 _ASCII_WORD_RE = re.compile(r"\w+", re.ASCII)
@@ -68,7 +68,7 @@ def _sentence_entities(sentence: str) -> list[str]:
     for match in dates(sentence):
         spans.append((match.start(), match.group(0).strip()))
         taken.append(match.span())
-    has_cjk = not sentence.isascii() and _HAN_RE.search(sentence) is not None
+    has_cjk = not sentence.isascii() and HAN_RE.search(sentence) is not None
     if has_cjk:
         spans.extend(_zh_entities(sentence, taken))
     else:

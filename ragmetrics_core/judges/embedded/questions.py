@@ -15,7 +15,8 @@ import re
 from ragmetrics_core.construct import builder
 from ragmetrics_core.evidence import Claim, GeneratedQuestion
 from ragmetrics_core.judges.embedded import lexicon
-from ragmetrics_core.judges.embedded.answer_rules import english
+from ragmetrics_core.judges.embedded.answer_rules import chinese, english, russian
+from ragmetrics_core.judges.embedded.answer_rules.chinese import HAN_RE, YEAR_RE
 from ragmetrics_core.judges.embedded.answer_rules.nonclaims import set_aside
 from ragmetrics_core.judges.embedded.claims import extract_claims
 from ragmetrics_core.judges.embedded.knobs import KNOBS
@@ -26,12 +27,10 @@ from ragmetrics_core.judges.embedded.tokens import prepare
 CLAIMS_PER_QUESTION = KNOBS.claims_per_question
 _new_question = builder(GeneratedQuestion)
 _NONCOMMITTAL_SENTENCES = 2
-_YEAR_RE = re.compile(r"(?<!\d)(?:1\d{3}|20\d{2})(?!\d)")
 _NUMBER_RE = re.compile(r"\d")
 _ZH_QUESTION_WORDS = sorted((word for word in lexicon.QUESTION_WORDS if not word.isascii() and
                              all("\u4e00" <= char <= "\u9fff" for char in word)), key=len, reverse=True)
 _WORD_SPLIT_RE = re.compile(r"[^\W_]+(?:['\-][^\W_]+)*")
-_RU_VERB_RE = re.compile(r"(?:ла|ло|ли|ен|ена|ено|ены|ан|ана|ано|аны|ет|ит|ется|ится)$")
 
 
 def is_noncommittal(response: str) -> bool:
@@ -99,7 +98,7 @@ def _without_hedge(response: str) -> str:
 def _join(questions: list[str]) -> str:
     if len(questions) == 1:
         return questions[0]
-    if any(_is_cjk_text(question) for question in questions):
+    if any(not question.isascii() and HAN_RE.search(question) for question in questions):
         return "".join(question.rstrip("?？") + "，" for question in questions[:-1]) + questions[-1]
     joined = " and ".join(question.rstrip("?") for question in questions[:-1])
     last = questions[-1]
@@ -110,89 +109,22 @@ def _question(claim: Claim) -> str:
     text = claim.text.strip().rstrip(".!?。！？")
     lang = language(text)
     if lang == "zh":
-        return _zh_question(text)
-    words = text.split()
+        return chinese.ask(text)
     if lang == "ru":
-        return _ru_question(words)
-    return _en_question(words)
+        return russian.ask(text.split(), answer_kind)
+    return english.ask(text.split(), answer_kind)
 
 
-def _en_question(words: list[str]) -> str:
-    for index, word in enumerate(words[:12]):
-        if word.casefold() in lexicon.EN_AUXILIARIES and index > 0:
-            subject = " ".join(words[:index])
-            rest = words[index + 1 :]
-            verb = word.casefold()
-            if rest and (rest[0].endswith("ed") or rest[0].casefold() in lexicon.EN_PARTICIPLE_OPENERS):
-                answer = rest[1:]
-                return f"{_wh(answer, english=True).capitalize()} {verb} {subject} {rest[0]}?"
-            if len(rest) > 1 and rest[0].casefold() == "the" and verb in {"is", "was", "are", "were"}:
-                # "Canberra is the capital of Australia": the definite description is what is asked about.
-                return f"What {verb} {' '.join(rest)}?"
-            return f"{_wh(rest, english=True).capitalize()} {verb} {subject}?"
-    for index, word in enumerate(words[1:12], start=1):
-        if english.has_verb(" ".join(words[index - 1 : index + 1])):
-            # No auxiliary: the verb itself ends the subject ("Jørn Utzon designed the Sydney Opera House" → "Who
-            # designed the Sydney Opera House?", "The house opened in 1973" → "When the house opened?").
-            subject, rest = " ".join(words[:index]), words[index + 1 :]
-            wh = _wh(rest, english=True)
-            if wh == "what" and english.names_someone(subject):
-                return f"Who {word} {' '.join(rest)}?"
-            return f"{wh.capitalize()} {subject} {word}?"
-    return f"What about {' '.join(words)}?"
-
-
-def _ru_question(words: list[str]) -> str:
-    for index, word in enumerate(words[:12]):
-        lower = word.casefold()
-        if index > 0 and (lower in lexicon.RU_COPULAS or _RU_VERB_RE.search(lower)):
-            subject = " ".join(words[:index])
-            rest = words[index + 1 :]
-            if rest and _RU_VERB_RE.search(rest[0].casefold()):
-                return f"{_wh(rest[1:], english=False).capitalize()} {lower} {rest[0]} {subject}?"
-            return f"{_wh(rest, english=False).capitalize()} {lower} {subject}?"
-    return "Что известно о том, что " + " ".join(words) + "?"
-
-
-def _wh(answer: list[str], *, english: bool) -> str:
+def answer_kind(answer: list[str]) -> str:
+    """What an answer slot holds, as the English question word that asks for it."""
     text = " ".join(answer)
-    if _YEAR_RE.search(text):
-        return "when" if english else "когда"
+    if YEAR_RE.search(text):
+        return "when"
     if _NUMBER_RE.search(text):
-        return "how many" if english else "сколько"
+        return "how many"
     if answer and answer[0].casefold() in lexicon.PLACE_PREPOSITIONS and len(answer) > 1 and answer[1][:1].isupper():
-        return "where" if english else "где"
-    return "what" if english else "что"
-
-
-def _zh_question(text: str) -> str:
-    if _YEAR_RE.search(text):
-        return _YEAR_RE.split(text, maxsplit=1)[0].rstrip() + "哪一年?"
-    number = _ZH_AMOUNT_RE.search(text)
-    if number is not None:  # "故宫有9999间房屋" → "故宫有多少间房屋?", "长城全长约21196公里" → "长城全长约多长?"
-        unit = _ZH_LENGTH_UNIT_RE.match(text, number.end())
-        if unit is not None:
-            return text[: number.start()] + "多长" + text[unit.end() :] + "?"
-        return text[: number.start()] + "多少" + text[number.end() :] + "?"
-    subject, copula, described = text.partition("是")
-    if copula and subject and len(described) > len(subject):
-        return described.rstrip("的") + "是什么?"  # "北京是中国的首都" → "中国的首都是什么?"
-    for verb, word in (("位于", "哪里"), ("在", "哪里"), ("是", "什么")):
-        position = text.find(verb)
-        if position > 0:
-            return text[:position] + verb + word + "?"
-    return text + "吗?"
-
-
-_ZH_AMOUNT_RE = re.compile(r"\d[\d,.]*")
-_ZH_LENGTH_UNIT_RE = re.compile("公里|千米|厘米|毫米|英里|米")
-
-
-def _is_cjk_text(text: str) -> bool:
-    return not text.isascii() and _HAN_RE.search(text) is not None
-
-
-_HAN_RE = re.compile("[\u4e00-\u9fff]")
+        return "where"
+    return "what"
 
 
 def _features(text: str) -> set[str]:

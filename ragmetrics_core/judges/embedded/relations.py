@@ -16,6 +16,7 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from ragmetrics_core.judges.embedded import lexicon
+from ragmetrics_core.judges.embedded.answer_rules.chinese import HAN_RE
 from ragmetrics_core.judges.embedded.knobs import KNOBS
 from ragmetrics_core.judges.embedded.terms import Terms, terms
 from ragmetrics_core.judges.embedded.tokens import word_key
@@ -55,7 +56,6 @@ _ZH_START = r"(?:^|(?<=[,;:]))"
 _ZH_END = r"(?=[,;:.!?。]|$)"
 _ZH_NAME_IS_ROLE_RE = re.compile(rf"{_ZH_START}(?P<name>{_ZH_NAME})(?:是|为)(?P<role>{_ZH_ROLE}){_ZH_END}")
 _ZH_ROLE_IS_NAME_RE = re.compile(rf"{_ZH_START}(?P<role>{_ZH_ROLE}?)是(?P<name>{_ZH_NAME}){_ZH_END}")
-_CJK_RE = re.compile(r"[\u4e00-\u9fff]")
 _CYRILLIC_RE = re.compile(r"[а-яёА-ЯЁ]")
 _OWNED_AFTER_RE = re.compile(r"['’]s\s+([a-z]+)")
 
@@ -80,7 +80,7 @@ def _identities(text: str) -> tuple[_Identity, ...]:
     :data:`MAX_RELATION_CHARS` is not read (a "sentence" that long is a list or garbage, not a statement)."""
     if len(text) > MAX_RELATION_CHARS:
         return ()
-    chinese = _CJK_RE.search(text) is not None
+    chinese = HAN_RE.search(text) is not None
     if chinese:
         patterns = (_ZH_NAME_IS_ROLE_RE, _ZH_ROLE_IS_NAME_RE)
     elif _CYRILLIC_RE.search(text) is not None:
@@ -188,7 +188,7 @@ def _owned_only(word: str, text: str) -> bool:
 
 _BACK_REFERENCE_RE = re.compile(
     "|".join(
-        re.escape(word) if _CJK_RE.match(word) else rf"(?<!\w){re.escape(word)}(?!\w)"
+        re.escape(word) if HAN_RE.match(word) else rf"(?<!\w){re.escape(word)}(?!\w)"
         for word in sorted(lexicon.BACK_REFERENCES, key=len, reverse=True)
     )
 )

@@ -7,6 +7,7 @@ claims are data files (``nonclaims_<lang>.json``) read by :mod:`.nonclaims`.
 
 from __future__ import annotations
 
+import re
 from typing import Protocol
 
 from ragmetrics_core.judges.embedded.answer_rules import chinese, english, russian
@@ -27,6 +28,20 @@ class LanguageRules(Protocol):
     def statement(self, question: str, *, negated: bool) -> str | None: ...
     def names_someone(self, text: str) -> bool: ...
     def resolve_things(self, text: str, name: str) -> str: ...
+
+
+class ClauseRules(Protocol):
+    """What claim extraction reads of a language that writes words apart (English, Russian)."""
+
+    CLAUSE_SPLIT_RE: re.Pattern[str]
+    PRONOUN_SUBJECTS: frozenset[str]
+    POSSESSIVES: frozenset[str]
+
+    def may_split(self, part: str) -> bool: ...
+    def ends_subject(self, lower: str, before: str) -> bool: ...
+    def opens_clause(self, words: list[str], head: list[str]) -> bool: ...
+    def starts_with_verb(self, words: list[str]) -> bool: ...
+    def resolve_leading_pronoun(self, sentence: str, previous_subject: str) -> str: ...
 
 
 _BY_LANGUAGE: dict[str, LanguageRules] = {"en": english, "ru": russian, "zh": chinese}

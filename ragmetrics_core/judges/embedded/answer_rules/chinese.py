@@ -21,7 +21,8 @@ _WH_RE = re.compile(
 _VERB_MARKS = ZH.sequence("answer_verb_marks")
 """Characters and words that make a short answer a sentence of its own ("香蕉富含钾", "长城全长约21196公里")."""
 _FRAGMENT_HAN = 8
-_HAN_RE = re.compile("[\u4e00-\u9fff]")
+HAN_RE = re.compile("[\u4e00-\u9fff]")
+YEAR_RE = re.compile(r"(?<!\d)(?:1\d{3}|20\d{2})(?!\d)")
 _COMPARATIVE_RES = (
     re.compile(r"^(?P<first>.+?)(?:和|与|跟|还是)(?P<second>.+?),?(?:哪个|哪一个|谁)(?P<quality>.+)$"),
     re.compile(r"^(?:哪个|哪一个|谁)(?P<quality>[^,:]+)[,:](?P<first>.+?)还是(?P<second>.+)$"),
@@ -33,7 +34,7 @@ THING_PRONOUNS, PERSON_PRONOUNS = ZH.set("thing_pronouns"), ZH.set("person_prono
 
 
 def _han(text: str) -> int:
-    return len(_HAN_RE.findall(text))
+    return len(HAN_RE.findall(text))
 
 
 def has_verb(answer: str) -> bool:
@@ -49,7 +50,7 @@ def is_fragment(question: str, answer: str) -> bool:
 
 def _repeats(question: str, answer: str) -> bool:
     """Whether the answer repeats two Han characters of the question in a row (a full answer repeats its words)."""
-    return any(_HAN_RE.fullmatch(answer[at]) and answer[at : at + 2] in question for at in range(len(answer) - 1))
+    return any(HAN_RE.fullmatch(answer[at]) and answer[at : at + 2] in question for at in range(len(answer) - 1))
 
 
 def comparative(question: str, answer: str) -> str | None:
@@ -93,7 +94,7 @@ def fill(question: str, answer: str) -> str | None:
     if match is None:
         return None
     measure = match.group("measure") or match.group("few") or ""
-    own_measure = bool(answer) and _HAN_RE.fullmatch(answer[-1]) is not None
+    own_measure = bool(answer) and HAN_RE.fullmatch(answer[-1]) is not None
     replacement = answer if own_measure or not measure else answer + measure
     return question[: match.start()] + replacement + question[match.end() :] + "。"
 
@@ -150,3 +151,28 @@ def split_chinese(sentence: str, previous_subject: str | None) -> tuple[list[str
         else:
             completed.append(piece)
     return completed, subject
+
+
+def ask(text: str) -> str:
+    """The question a claim answers: "故宫有9999间房屋" → "故宫有多少间房屋?",
+    "北京是中国的首都" → "中国的首都是什么?"."""
+    if YEAR_RE.search(text):
+        return YEAR_RE.split(text, maxsplit=1)[0].rstrip() + "哪一年?"
+    number = _AMOUNT_RE.search(text)
+    if number is not None:
+        unit = _LENGTH_UNIT_RE.match(text, number.end())  # "长城全长约21196公里" → "长城全长约多长?"
+        if unit is not None:
+            return text[: number.start()] + "多长" + text[unit.end() :] + "?"
+        return text[: number.start()] + "多少" + text[number.end() :] + "?"
+    subject, copula, described = text.partition("是")
+    if copula and subject and len(described) > len(subject):
+        return described.rstrip("的") + "是什么?"
+    for verb, word in (("位于", "哪里"), ("在", "哪里"), ("是", "什么")):
+        position = text.find(verb)
+        if position > 0:
+            return text[:position] + verb + word + "?"
+    return text + "吗?"
+
+
+_AMOUNT_RE = re.compile(r"\d[\d,.]*")
+_LENGTH_UNIT_RE = re.compile("公里|千米|厘米|毫米|英里|米")

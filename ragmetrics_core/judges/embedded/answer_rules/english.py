@@ -9,9 +9,17 @@ question; it has no verb of its own. It is put into its question ("Who wrote War
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
-from ragmetrics_core.judges.embedded.lexicon import EN, EN_PERSON_NOUNS
+from ragmetrics_core.judges.embedded.lexicon import (
+    EN,
+    EN_AUXILIARIES,
+    EN_CLAUSE_VERBS,
+    EN_PARTICIPLE_OPENERS,
+    EN_PERSON_NOUNS,
+    EN_PRONOUN_SUBJECTS,
+    EN_STOPWORDS,
+)
 
 BE, DO = EN.set("answer_be"), EN.set("answer_do")
 AUX = BE | DO | EN.set("answer_modals")
@@ -272,3 +280,98 @@ def resolve_leading_pronoun(sentence: str, previous_subject: str) -> str:
     if first in {"its", "his", "her", "their"}:
         return f"{previous_subject}'s {words[1]}"
     return sentence
+
+
+# Clause splitting (:mod:`..claims`): where a sentence splits, which words end its subject.
+PARTICIPLE_OPENERS = EN_PARTICIPLE_OPENERS
+CLAUSE_SPLIT_RE = re.compile(
+    r",\s+(?P<conj>and|but|while|whereas|yet|so|although|though)\s+"
+    r"|,\s+(?P<rel>which|who)\s+"
+    r"|,\s+(?P<part>" + "|".join(sorted(PARTICIPLE_OPENERS)) + r")\s+"
+    r"|\s+(?P<pron>and|but)\s+(?=(?:its|his|her|their|it|he|she|they)\s)"
+    r"|\s+(?P<verb>and|but)\s+(?=(?:" + "|".join(sorted(EN_AUXILIARIES | EN_CLAUSE_VERBS)) + r")\s)",
+    re.IGNORECASE,
+)
+PRONOUN_SUBJECTS = EN_PRONOUN_SUBJECTS
+POSSESSIVES = frozenset({"its", "his", "her", "their"})
+SUBJECT_VERBS = EN_AUXILIARIES | EN.set("common_verbs")
+"""The verbs that end a sentence's subject."""
+_STATE_PARTICIPLES = EN.set("state_participles")
+"""Participles describing a lasting state ("located in"), as opposed to a past event ("founded in")."""
+_CLAUSE_DETERMINERS = EN.set("determiners")
+_NOT_BEFORE_A_VERB = _CLAUSE_DETERMINERS | EN_AUXILIARIES | EN_STOPWORDS
+"""Words after which an "-ed" form is an adjective or a participle, not the verb that ends a subject."""
+_PAST_RE = re.compile(r"\b(?:was|were)\b", re.IGNORECASE)
+
+
+def may_split(part: str) -> bool:
+    """Every split point needs a comma, or "and"/"but"."""
+    lowered = part.lower()
+    return "," in part or "and" in lowered or "but" in lowered
+
+
+def is_verb(lower: str, before: str) -> bool:
+    """A listed verb, or a past form in "-ed" after a noun ("Queen Margrethe turned 80"); after a determiner, an
+    auxiliary or a preposition an "-ed" form is an adjective or a participle ("the reported case")."""
+    if not lower.endswith("ed"):
+        return lower in SUBJECT_VERBS
+    return (lower in SUBJECT_VERBS or len(lower) > 4) and before.casefold() not in _NOT_BEFORE_A_VERB
+
+
+ends_subject = is_verb
+
+
+def opens_clause(words: list[str], head: list[str]) -> bool:
+    """Whether the words after ", and" have a predicate of their own (``head``: the first seven, casefolded)."""
+    if head[0] in PRONOUN_SUBJECTS or head[0] in {"there", "i", "we", "you"}:
+        return True
+    if any(word in SUBJECT_VERBS for word in head):
+        return True
+    if any(is_verb(word, head[index - 1]) for index, word in enumerate(head[1:5], start=1)):
+        return True  # "…, and the Sydney Opera House opened in 1973": a past form after its subject
+    if len(words) >= 3 and words[0][:1].islower() and head[0] not in EN_STOPWORDS:
+        return head[0] not in _CLAUSE_DETERMINERS and (head[0].endswith(("ed", "s")) or len(words) >= 4)
+    return False
+
+
+def starts_with_verb(words: list[str]) -> bool:
+    first = words[0].casefold()
+    if first in SUBJECT_VERBS:
+        return True
+    return words[0][:1].islower() and first not in EN_STOPWORDS and first not in _CLAUSE_DETERMINERS
+
+
+def participle_clause(subject: str, participle: str, rest: str, main_clause: str | None) -> str:
+    """"X, known for Y" as "X is known for Y": the tense of the main clause (``main_clause``) when the participle
+    follows it, else of the participle (a lasting state "is located", an event "was founded")."""
+    if main_clause is not None:
+        copula = "was" if _PAST_RE.search(main_clause) else "is"
+    else:
+        copula = "is" if participle.casefold() in _STATE_PARTICIPLES else "was"
+    return f"{subject} {copula} {participle} {rest}"
+
+
+def ask(words: list[str], kind: Callable[[list[str]], str]) -> str:
+    """The question a claim answers, its answer slot removed ("France is located in Western Europe" → "Where is
+    France located?"); ``kind`` tells the question word of a slot."""
+    for index, word in enumerate(words[:12]):
+        if word.casefold() in EN_AUXILIARIES and index > 0:
+            subject = " ".join(words[:index])
+            rest = words[index + 1 :]
+            verb = word.casefold()
+            if rest and (rest[0].endswith("ed") or rest[0].casefold() in PARTICIPLE_OPENERS):
+                return f"{kind(rest[1:]).capitalize()} {verb} {subject} {rest[0]}?"
+            if len(rest) > 1 and rest[0].casefold() == "the" and verb in BE:
+                # "Canberra is the capital of Australia": the definite description is what is asked about.
+                return f"What {verb} {' '.join(rest)}?"
+            return f"{kind(rest).capitalize()} {verb} {subject}?"
+    for index, word in enumerate(words[1:12], start=1):
+        if has_verb(" ".join(words[index - 1 : index + 1])):
+            # No auxiliary: the verb itself ends the subject ("Jørn Utzon designed the Sydney Opera House" → "Who
+            # designed the Sydney Opera House?", "The house opened in 1973" → "When the house opened?").
+            subject, rest = " ".join(words[:index]), words[index + 1 :]
+            wh = kind(rest)
+            if wh == "what" and names_someone(subject):
+                return f"Who {word} {' '.join(rest)}?"
+            return f"{wh.capitalize()} {subject} {word}?"
+    return f"What about {' '.join(words)}?"

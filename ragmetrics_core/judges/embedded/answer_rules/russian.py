@@ -9,8 +9,9 @@ glued to the question.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
-from ragmetrics_core.judges.embedded.lexicon import RU
+from ragmetrics_core.judges.embedded.lexicon import RU, RU_COPULAS, RU_PRONOUN_SUBJECTS
 
 YES, NO = RU.set("yes"), RU.set("no")
 _WH_RE = re.compile(
@@ -148,3 +149,55 @@ def resolve_leading_pronoun(sentence: str, previous_subject: str) -> str:
     if len(words) == 2 and words[0].casefold() in {"он", "она", "оно", "они"}:
         return f"{previous_subject} {words[1]}"
     return sentence
+
+
+# Clause splitting (:mod:`..claims`): where a sentence splits, which words end its subject.
+CLAUSE_SPLIT_RE = re.compile(
+    r",\s+(?P<conj>а|но|однако|зато|причем|и|хотя)\s+|,\s+(?P<rel>который|которая|которое|которые|где)\s+",
+    re.IGNORECASE,
+)
+PRONOUN_SUBJECTS = RU_PRONOUN_SUBJECTS
+POSSESSIVES: frozenset[str] = frozenset()
+_CLAUSE_VERB_RE = re.compile(
+    r"(?:л|ла|ло|ли|лся|лась|лось|лись|ет|ит|ют|ут|ат|ят|ется|ится|ются|ятся|ено|ена|ен|ан|ана|ано)$"
+)
+"""Verb endings, present ones included: here a wrong guess costs a split, not a claim."""
+_PAST_RE = re.compile(r"[^\W\d_]{3,}(?:ли|ла|ло|лся|лась|лось|лись)$")
+
+
+def may_split(part: str) -> bool:
+    return "," in part
+
+
+def ends_subject(lower: str, before: str) -> bool:
+    return lower in RU_COPULAS or lower == "—" or (bool(before) and _CLAUSE_VERB_RE.search(lower) is not None)
+
+
+def opens_clause(words: list[str], head: list[str]) -> bool:
+    return head[0] in PRONOUN_SUBJECTS or any(
+        _CLAUSE_VERB_RE.search(word) or word in RU_COPULAS or word == "—" for word in head
+    )
+
+
+def starts_with_verb(words: list[str]) -> bool:
+    if len(words) > 1 and _PAST_RE.search(words[1].casefold()):
+        return False  # "роман опубликовали …": a noun in "-ан" with its own verb after it is the subject
+    first = words[0].casefold()
+    return bool(_CLAUSE_VERB_RE.search(first)) or first in RU_COPULAS
+
+
+_ASKED_VERB_RE = re.compile(r"(?:ла|ло|ли|ен|ена|ено|ены|ан|ана|ано|аны|ет|ит|ется|ится)$")
+_QUESTION_WORDS = {"when": "когда", "how many": "сколько", "where": "где", "what": "что"}
+
+
+def ask(words: list[str], kind: Callable[[list[str]], str]) -> str:
+    """The question a claim answers, its answer slot removed ("Москва является столицей" → "Что является Москва?")."""
+    for index, word in enumerate(words[:12]):
+        lower = word.casefold()
+        if index > 0 and (lower in RU_COPULAS or _ASKED_VERB_RE.search(lower)):
+            subject = " ".join(words[:index])
+            rest = words[index + 1 :]
+            if rest and _ASKED_VERB_RE.search(rest[0].casefold()):
+                return f"{_QUESTION_WORDS[kind(rest[1:])].capitalize()} {lower} {rest[0]} {subject}?"
+            return f"{_QUESTION_WORDS[kind(rest)].capitalize()} {lower} {subject}?"
+    return "Что известно о том, что " + " ".join(words) + "?"
