@@ -31,6 +31,11 @@ _NUMBER_RE = re.compile(r"\d")
 _ZH_QUESTION_WORDS = sorted((word for word in lexicon.QUESTION_WORDS if not word.isascii() and
                              all("\u4e00" <= char <= "\u9fff" for char in word)), key=len, reverse=True)
 _WORD_SPLIT_RE = re.compile(r"[^\W_]+(?:['\-][^\W_]+)*")
+_ASCII_NONCOMMITTAL = tuple(phrase for phrase in lexicon.NONCOMMITTAL_PHRASES if phrase.isascii())
+"""The phrases an ASCII text can hold: the Russian and Chinese ones are not even looked for in English."""
+_ASCII_NONCOMMITTAL_CUES = tuple(sorted({max(phrase.split(), key=len) for phrase in _ASCII_NONCOMMITTAL}))
+"""The longest word of every English noncommittal phrase: a text holds a phrase only if it holds one of these,
+which half as many substring tests tell."""
 
 
 def is_noncommittal(response: str) -> bool:
@@ -55,13 +60,6 @@ def is_noncommittal(response: str) -> bool:
             return False  # most answers: no cue, so none of the phrases either
         phrases = _ASCII_NONCOMMITTAL
     return any(phrase in normalized for phrase in phrases)
-
-
-_ASCII_NONCOMMITTAL = tuple(phrase for phrase in lexicon.NONCOMMITTAL_PHRASES if phrase.isascii())
-"""The phrases an ASCII text can hold: the Russian and Chinese ones are not even looked for in English."""
-_ASCII_NONCOMMITTAL_CUES = tuple(sorted({max(phrase.split(), key=len) for phrase in _ASCII_NONCOMMITTAL}))
-"""The longest word of every English noncommittal phrase: a text holds a phrase only if it holds one of these,
-which half as many substring tests tell."""
 
 
 def generate_questions(response: str, n_questions: int) -> list[GeneratedQuestion]:

@@ -62,6 +62,19 @@ _OWNED_AFTER_RE = re.compile(r"['’]s\s+([a-z]+)")
 
 MAX_RELATION_CHARS = 2_000
 """Sentences longer than this are not read for relations (documented cap; claims are cut at 2,000 characters)."""
+_BACK_REFERENCE_RE = re.compile(
+    "|".join(
+        re.escape(word) if HAN_RE.match(word) else rf"(?<!\w){re.escape(word)}(?!\w)"
+        for word in sorted(lexicon.BACK_REFERENCES, key=len, reverse=True)
+    )
+)
+_MONTH_KEYS = frozenset(map(word_key, lexicon.MONTHS))
+"""A date opening a sentence is when, not whom it speaks of ("In July 2013, …")."""
+_REPORTED_RE = re.compile(
+    "|".join(rf"(?<!\w){re.escape(words)}(?!\w)" for words in lexicon.EN.sequence("reporting_words")), re.IGNORECASE
+)
+"""A sentence that reports someone's words ("X says …", "…, X reported"): its opening name is the speaker, not what
+the number is said of. English only."""
 
 
 class _Identity(NamedTuple):
@@ -184,23 +197,6 @@ def _owned_only(word: str, text: str) -> bool:
         if _OWNED_AFTER_RE.match(text, match.end()) is None:
             return False
     return True
-
-
-_BACK_REFERENCE_RE = re.compile(
-    "|".join(
-        re.escape(word) if HAN_RE.match(word) else rf"(?<!\w){re.escape(word)}(?!\w)"
-        for word in sorted(lexicon.BACK_REFERENCES, key=len, reverse=True)
-    )
-)
-
-
-_MONTH_KEYS = frozenset(map(word_key, lexicon.MONTHS))
-"""A date opening a sentence is when, not whom it speaks of ("In July 2013, …")."""
-_REPORTED_RE = re.compile(
-    "|".join(rf"(?<!\w){re.escape(words)}(?!\w)" for words in lexicon.EN.sequence("reporting_words")), re.IGNORECASE
-)
-"""A sentence that reports someone's words ("X says …", "…, X reported"): its opening name is the speaker, not what
-the number is said of. English only."""
 
 
 def claim_subject(claim: Terms) -> tuple[str, ...]:

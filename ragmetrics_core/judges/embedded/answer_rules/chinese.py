@@ -1,4 +1,4 @@
-"""Chinese: what a question asks about, when an answer is a fragment, and the statement a fragment makes.
+"""Chinese: what a question asks about, what a fragment answer states, where a sentence splits into claims.
 
 A fragment is short and has no verb ("1889年。", "约恩·乌松。"); it takes the place of the question word ("谁设计了
 悉尼歌剧院?" → "约恩·乌松设计了悉尼歌剧院。"), a count keeping its measure word ("故宫有多少个房间?" + "9999" →
@@ -31,6 +31,13 @@ _TOPIC_END_RE = re.compile(
     "是|有|在|位于|于|建|的|哪|什么|谁|多少|几|何时|为什么|怎么|如何|吗|出生|成立|设计|创作|创建|创立|发明|发现|开放|举办|去世|出版|写"
 )
 THING_PRONOUNS, PERSON_PRONOUNS = ZH.set("thing_pronouns"), ZH.set("person_pronouns")
+_NEGATABLE_RE = re.compile("是|在|有|位于|属于|会|能")
+_ZH_SPLIT_RE = re.compile(r"[,、]")
+_ZH_SUBJECT_END_RE = re.compile(r"是|位于|成立|拥有|以|为|在|有|于|由")
+_ZH_VERB_START = ("以", "为", "成立", "位于", "是", "拥有", "通过", "管理", "在", "于", "被", "建", "有")
+_ZH_PRONOUNS = ("它", "他", "她", "其", "该")
+_AMOUNT_RE = re.compile(r"\d[\d,.]*")
+_LENGTH_UNIT_RE = re.compile("公里|千米|厘米|毫米|英里|米")
 
 
 def _han(text: str) -> int:
@@ -86,9 +93,6 @@ def statement(question: str, *, negated: bool) -> str | None:
     return question[: verb.start()] + negation + question[verb.start() :] + "。"
 
 
-_NEGATABLE_RE = re.compile("是|在|有|位于|属于|会|能")
-
-
 def fill(question: str, answer: str) -> str | None:
     match = _WH_RE.search(question)
     if match is None:
@@ -119,12 +123,6 @@ def resolve_things(text: str, name: str) -> str:
     """Every "它" (and a sentence-opening "其") about ``name``."""
     text = text.replace("它们", "\0").replace("它", name).replace("\0", "它们")
     return name + text[1:] if text.startswith("其") else text
-
-
-_ZH_SPLIT_RE = re.compile(r"[,、]")
-_ZH_SUBJECT_END_RE = re.compile(r"是|位于|成立|拥有|以|为|在|有|于|由")
-_ZH_VERB_START = ("以", "为", "成立", "位于", "是", "拥有", "通过", "管理", "在", "于", "被", "建", "有")
-_ZH_PRONOUNS = ("它", "他", "她", "其", "该")
 
 
 def split_chinese(sentence: str, previous_subject: str | None) -> tuple[list[str], str | None]:
@@ -172,7 +170,3 @@ def ask(text: str) -> str:
         if position > 0:
             return text[:position] + verb + word + "?"
     return text + "吗?"
-
-
-_AMOUNT_RE = re.compile(r"\d[\d,.]*")
-_LENGTH_UNIT_RE = re.compile("公里|千米|厘米|毫米|英里|米")

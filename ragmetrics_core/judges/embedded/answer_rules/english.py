@@ -1,9 +1,9 @@
-"""English: what a question asks about, when an answer is a fragment, and the statement a fragment makes.
+"""English: what a question asks about, what a fragment answer states, where a sentence splits into claims.
 
-A fragment names only the answer: an entity, a number, a date, "yes"/"no" or the pick of a comparative
-question; it has no verb of its own. It is put into its question ("Who wrote War and Peace?" + "Leo Tolstoy" →
-"Leo Tolstoy wrote War and Peace."; "Which is taller, the Eiffel Tower or Big Ben?" + "The Eiffel Tower." →
-"The Eiffel Tower is taller than Big Ben."). A sentence with a verb is never glued to the question.
+A fragment names only the answer (an entity, a number, a date, "yes"/"no", the pick of a comparative question) and
+has no verb of its own. It is put into its question ("Who wrote War and Peace?" + "Leo Tolstoy" → "Leo Tolstoy wrote
+War and Peace."; "Which is taller, the Eiffel Tower or Big Ben?" + "The Eiffel Tower." → "The Eiffel Tower is taller
+than Big Ben."). A sentence with a verb is never glued to the question.
 """
 
 from __future__ import annotations
@@ -44,6 +44,37 @@ _SHORT_FRAGMENT_WORDS = 3
 SHORT_ANSWER_WORDS = 6
 """An answer of four to this many words is a fragment only if it holds none of the question's words (a full
 answer repeats them)."""
+_IRREGULAR_PAST: Mapping[str, str] = EN.table("irregular_past")
+_IRREGULAR_PRESENT: Mapping[str, str] = EN.table("irregular_present")
+_PLACE_OR_TIME_PREPOSITIONS = EN.set("place_or_time_prepositions")
+_EXPLETIVE_RE = re.compile(
+    r"^(?:is|was|'s|has been|seems|seemed|appears|appeared|turns out|turned out)\b(?:\s+\S+){0,4}?\s+(?:that|to)\b"
+    r"|^(?:is|was|'s)\s+(?:said|known|believed|reported|thought|estimated|possible|likely|unclear|true|not clear)\b",
+    re.IGNORECASE,
+)
+_IT_RE = re.compile(r"\b(it|its|It|Its)\b(?!['’-])")
+_OWNER_RE = re.compile(r"^(.+?)['’]s\s+\S")
+"""The owner in a possessive subject ("Tony Morris's car" → Tony Morris)."""
+# Clause splitting (:mod:`..claims`): where a sentence splits, which words end its subject.
+PARTICIPLE_OPENERS = EN_PARTICIPLE_OPENERS
+CLAUSE_SPLIT_RE = re.compile(
+    r",\s+(?P<conj>and|but|while|whereas|yet|so|although|though)\s+"
+    r"|,\s+(?P<rel>which|who)\s+"
+    r"|,\s+(?P<part>" + "|".join(sorted(PARTICIPLE_OPENERS)) + r")\s+"
+    r"|\s+(?P<pron>and|but)\s+(?=(?:its|his|her|their|it|he|she|they)\s)"
+    r"|\s+(?P<verb>and|but)\s+(?=(?:" + "|".join(sorted(EN_AUXILIARIES | EN_CLAUSE_VERBS)) + r")\s)",
+    re.IGNORECASE,
+)
+PRONOUN_SUBJECTS = EN_PRONOUN_SUBJECTS
+POSSESSIVES = frozenset({"its", "his", "her", "their"})
+SUBJECT_VERBS = EN_AUXILIARIES | EN.set("common_verbs")
+"""The verbs that end a sentence's subject."""
+_STATE_PARTICIPLES = EN.set("state_participles")
+"""Participles describing a lasting state ("located in"), as opposed to a past event ("founded in")."""
+_CLAUSE_DETERMINERS = EN.set("determiners")
+_NOT_BEFORE_A_VERB = _CLAUSE_DETERMINERS | EN_AUXILIARIES | EN_STOPWORDS
+"""Words after which an "-ed" form is an adjective or a participle, not the verb that ends a subject."""
+_PAST_RE = re.compile(r"\b(?:was|were)\b", re.IGNORECASE)
 
 
 def answer_words(text: str) -> list[str]:
@@ -168,10 +199,6 @@ def fill(question: str, answer: str) -> str | None:
     return sentence(f"{' '.join(rest)} {_located(wh, answer)}")
 
 
-_IRREGULAR_PAST: Mapping[str, str] = EN.table("irregular_past")
-_IRREGULAR_PRESENT: Mapping[str, str] = EN.table("irregular_present")
-
-
 def _without_do(aux: str, clause: list[str]) -> list[str]:
     """The clause of a do-question as a statement: "did Tolstoy write" → "Tolstoy wrote", "does Mars have" →
     "Mars has" (the verb after the subject takes the tense "do" carried)."""
@@ -185,9 +212,6 @@ def _without_do(aux: str, clause: list[str]) -> list[str]:
     else:
         inflected = _IRREGULAR_PAST.get(verb) or (verb + "d" if verb.endswith("e") else verb + "ed")
     return [*clause[:at], inflected, *clause[at + 1 :]]
-
-
-_PLACE_OR_TIME_PREPOSITIONS = EN.set("place_or_time_prepositions")
 
 
 def _located(wh: str, answer: str) -> str:
@@ -237,14 +261,6 @@ def names_someone(text: str) -> bool:
     return all(part[:1].isupper() or part.casefold() in _CONNECTORS for part in parts)
 
 
-_EXPLETIVE_RE = re.compile(
-    r"^(?:is|was|'s|has been|seems|seemed|appears|appeared|turns out|turned out)\b(?:\s+\S+){0,4}?\s+(?:that|to)\b"
-    r"|^(?:is|was|'s)\s+(?:said|known|believed|reported|thought|estimated|possible|likely|unclear|true|not clear)\b",
-    re.IGNORECASE,
-)
-_IT_RE = re.compile(r"\b(it|its|It|Its)\b(?!['’-])")
-
-
 def resolve_things(text: str, name: str) -> str:
     """Every "it"/"its" that stands for a thing replaced by ``name`` ("Jørn Utzon designed it, and it opened in
     1973"); an expletive "it" ("it is said that …", "it seems that …") stays."""
@@ -257,10 +273,6 @@ def resolve_things(text: str, name: str) -> str:
         return replaced[:1].upper() + replaced[1:] if at_start else replaced
 
     return _IT_RE.sub(replace, text)
-
-
-_OWNER_RE = re.compile(r"^(.+?)['’]s\s+\S")
-"""The owner in a possessive subject ("Tony Morris's car" → Tony Morris)."""
 
 
 def resolve_leading_pronoun(sentence: str, previous_subject: str) -> str:
@@ -280,28 +292,6 @@ def resolve_leading_pronoun(sentence: str, previous_subject: str) -> str:
     if first in {"its", "his", "her", "their"}:
         return f"{previous_subject}'s {words[1]}"
     return sentence
-
-
-# Clause splitting (:mod:`..claims`): where a sentence splits, which words end its subject.
-PARTICIPLE_OPENERS = EN_PARTICIPLE_OPENERS
-CLAUSE_SPLIT_RE = re.compile(
-    r",\s+(?P<conj>and|but|while|whereas|yet|so|although|though)\s+"
-    r"|,\s+(?P<rel>which|who)\s+"
-    r"|,\s+(?P<part>" + "|".join(sorted(PARTICIPLE_OPENERS)) + r")\s+"
-    r"|\s+(?P<pron>and|but)\s+(?=(?:its|his|her|their|it|he|she|they)\s)"
-    r"|\s+(?P<verb>and|but)\s+(?=(?:" + "|".join(sorted(EN_AUXILIARIES | EN_CLAUSE_VERBS)) + r")\s)",
-    re.IGNORECASE,
-)
-PRONOUN_SUBJECTS = EN_PRONOUN_SUBJECTS
-POSSESSIVES = frozenset({"its", "his", "her", "their"})
-SUBJECT_VERBS = EN_AUXILIARIES | EN.set("common_verbs")
-"""The verbs that end a sentence's subject."""
-_STATE_PARTICIPLES = EN.set("state_participles")
-"""Participles describing a lasting state ("located in"), as opposed to a past event ("founded in")."""
-_CLAUSE_DETERMINERS = EN.set("determiners")
-_NOT_BEFORE_A_VERB = _CLAUSE_DETERMINERS | EN_AUXILIARIES | EN_STOPWORDS
-"""Words after which an "-ed" form is an adjective or a participle, not the verb that ends a subject."""
-_PAST_RE = re.compile(r"\b(?:was|were)\b", re.IGNORECASE)
 
 
 def may_split(part: str) -> bool:

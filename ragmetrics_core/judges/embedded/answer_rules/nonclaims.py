@@ -31,6 +31,7 @@ _MAX_LEAD_INS = 6
 _ALNUM_RE = re.compile(r"[^\W_]")
 _MIN_STATEMENT_WORDS = 3
 _MIN_STATEMENT_HAN = 4
+_MEMO_CHARS = 2_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,9 +84,6 @@ def set_aside(sentence: str, lang: str) -> tuple[str, tuple[Skipped, ...]]:
     if len(sentence) <= _MEMO_CHARS:
         return _set_aside_memoised(sentence, lang)
     return _set_aside(sentence, lang)
-
-
-_MEMO_CHARS = 2_000
 
 
 @lru_cache(maxsize=1024)

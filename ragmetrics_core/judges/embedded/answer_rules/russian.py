@@ -1,4 +1,4 @@
-"""Russian: what a question asks about, when an answer is a fragment, and the statement a fragment makes.
+"""Russian: what a question asks about, what a fragment answer states, where a sentence splits into claims.
 
 A fragment has no verb ("Лев Толстой.", "В 1869 году."); it takes the place of the question word ("Кто написал
 «Войну и мир»?" → "Лев Толстой написал «Войну и мир»."). A comparative pick ("Что выше, Эйфелева башня или
@@ -36,6 +36,25 @@ _QUOTED_RE = re.compile(r"«[^»]+»|\"[^\"]+\"")
 _NAME_RE = re.compile(r"(?<!^)(?<![.!?]\s)\b[А-ЯЕЁ][а-яёА-ЯЁ-]+(?:\s+[А-ЯЁ][а-яё-]+)*(?:\s+[а-яё]+(?=$|\s))?")
 _WHO_RE = re.compile(r"^(?:кто|чей|чья|чье|чьи)\b", re.IGNORECASE)
 THING_PRONOUNS, PERSON_PRONOUNS = RU.set("thing_pronouns"), RU.set("person_pronouns")
+_VERB_LI_RE = re.compile(r"^(?P<verb>\S+)\s+ли\s+(?P<subject>[А-ЯЁ][^\s,]*(?:\s+[А-ЯЁ][^\s,]*)*)\s*(?P<rest>.*)$")
+_PREPOSITION_WH_RE = re.compile(
+    r"\b(?P<preposition>в|на|с|до|после)\s+(?:каком|какой|какую|каких)\s+\S+", re.IGNORECASE
+)
+_NAME_CONNECTORS = RU.set("answer_name_connectors")
+# Clause splitting (:mod:`..claims`): where a sentence splits, which words end its subject.
+CLAUSE_SPLIT_RE = re.compile(
+    r",\s+(?P<conj>а|но|однако|зато|причем|и|хотя)\s+|,\s+(?P<rel>который|которая|которое|которые|где)\s+",
+    re.IGNORECASE,
+)
+PRONOUN_SUBJECTS = RU_PRONOUN_SUBJECTS
+POSSESSIVES: frozenset[str] = frozenset()
+_CLAUSE_VERB_RE = re.compile(
+    r"(?:л|ла|ло|ли|лся|лась|лось|лись|ет|ит|ют|ут|ат|ят|ется|ится|ются|ятся|ено|ена|ен|ан|ана|ано)$"
+)
+"""Verb endings, present ones included: here a wrong guess costs a split, not a claim."""
+_PAST_RE = re.compile(r"[^\W\d_]{3,}(?:ли|ла|ло|лся|лась|лось|лись)$")
+_ASKED_VERB_RE = re.compile(r"(?:ла|ло|ли|ен|ена|ено|ены|ан|ана|ано|аны|ет|ит|ется|ится)$")
+_QUESTION_WORDS = {"when": "когда", "how many": "сколько", "where": "где", "what": "что"}
 
 
 def answer_words(text: str) -> list[str]:
@@ -95,12 +114,6 @@ def statement(question: str, *, negated: bool) -> str | None:
     return ("Неверно, что " + plain[:1].lower() + plain[1:] if negated else plain) + "."
 
 
-_VERB_LI_RE = re.compile(r"^(?P<verb>\S+)\s+ли\s+(?P<subject>[А-ЯЁ][^\s,]*(?:\s+[А-ЯЁ][^\s,]*)*)\s*(?P<rest>.*)$")
-_PREPOSITION_WH_RE = re.compile(
-    r"\b(?P<preposition>в|на|с|до|после)\s+(?:каком|какой|какую|каких)\s+\S+", re.IGNORECASE
-)
-
-
 def fill(question: str, answer: str) -> str | None:
     """The fragment in place of the question word; "В каком году …?" + "В 1147 году" replaces the whole
     "в каком году"."""
@@ -128,9 +141,6 @@ def names_someone(text: str) -> bool:
     return bool(parts) and all(part[:1].isupper() or part[:1] in "«\"" for part in parts)
 
 
-_NAME_CONNECTORS = RU.set("answer_name_connectors")
-
-
 def resolve_things(text: str, name: str) -> str:
     """A sentence that opens with "Оно", or with "Его"/"Её" before its verb ("Его опубликовали в 1869 году"),
     about ``name``; a possessive "его" ("его жена") is left alone."""
@@ -149,20 +159,6 @@ def resolve_leading_pronoun(sentence: str, previous_subject: str) -> str:
     if len(words) == 2 and words[0].casefold() in {"он", "она", "оно", "они"}:
         return f"{previous_subject} {words[1]}"
     return sentence
-
-
-# Clause splitting (:mod:`..claims`): where a sentence splits, which words end its subject.
-CLAUSE_SPLIT_RE = re.compile(
-    r",\s+(?P<conj>а|но|однако|зато|причем|и|хотя)\s+|,\s+(?P<rel>который|которая|которое|которые|где)\s+",
-    re.IGNORECASE,
-)
-PRONOUN_SUBJECTS = RU_PRONOUN_SUBJECTS
-POSSESSIVES: frozenset[str] = frozenset()
-_CLAUSE_VERB_RE = re.compile(
-    r"(?:л|ла|ло|ли|лся|лась|лось|лись|ет|ит|ют|ут|ат|ят|ется|ится|ются|ятся|ено|ена|ен|ан|ана|ано)$"
-)
-"""Verb endings, present ones included: here a wrong guess costs a split, not a claim."""
-_PAST_RE = re.compile(r"[^\W\d_]{3,}(?:ли|ла|ло|лся|лась|лось|лись)$")
 
 
 def may_split(part: str) -> bool:
@@ -184,10 +180,6 @@ def starts_with_verb(words: list[str]) -> bool:
         return False  # "роман опубликовали …": a noun in "-ан" with its own verb after it is the subject
     first = words[0].casefold()
     return bool(_CLAUSE_VERB_RE.search(first)) or first in RU_COPULAS
-
-
-_ASKED_VERB_RE = re.compile(r"(?:ла|ло|ли|ен|ена|ено|ены|ан|ана|ано|аны|ет|ит|ется|ится)$")
-_QUESTION_WORDS = {"when": "когда", "how many": "сколько", "where": "где", "what": "что"}
 
 
 def ask(words: list[str], kind: Callable[[list[str]], str]) -> str:
