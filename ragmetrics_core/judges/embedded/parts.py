@@ -73,18 +73,8 @@ class _PartReading(Reading):
     """The part feeder's state: a negation cue or a number is settled at the next token, which decides what it
     means; offsets are worked out only inside a negation's scope."""
 
-    __slots__ = (
-        "capital_keys",
-        "first",
-        "number_before",
-        "parts",
-        "previous_end",
-        "starts",
-        "untokened",
-        "waiting",
-        "waiting_at",
-        "waiting_token",
-    )
+    __slots__ = ("capital_keys", "first", "number_before", "parts", "previous_end", "starts", "untokened", "waiting",
+                 "waiting_at", "waiting_token")
 
     def __init__(self, text: str) -> None:
         super().__init__(text)
@@ -124,7 +114,7 @@ class _PartReading(Reading):
             self.waiting, self.waiting_at, self.waiting_token = _NUMBER_WAITS, at, token
         elif info is not None:
             self._word(at, raw, info)
-        return self.waiting != _NOTHING_WAITS or self.scope > 0
+        return self._watching()
 
     @staticmethod
     def _known(token: str) -> Any:

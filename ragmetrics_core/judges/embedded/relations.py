@@ -1,11 +1,8 @@
 """Whom a sentence speaks of: relation checks that a bag of matched words cannot make.
 
-A role the claim gives its name ("Sydney is the capital of Australia") that a sentence gives another name
-(:func:`role_given_to_another`) or for which it gives the name another role (:func:`another_role`); a claim's
-subject that a sentence names only as the owner of a relative (:func:`said_of_a_relative`); a sentence about
-another subject, whose numbers are not said of the claim's (:func:`about_another_subject`). Roles are also read in
-Russian ("Канберра — столица Австралии", "X является столицей Y") and Chinese ("堪培拉是澳大利亚的首都"); the
-relative check reads English "X's N" only. Parses are memoised per text: a premise sentence meets many claims.
+Roles ("X is the R") are read in English, Russian ("Канберра — столица Австралии") and Chinese
+("堪培拉是澳大利亚的首都"); the relative check reads English "X's N" only. Parses are memoised per text: a premise
+sentence meets many claims.
 """
 
 from __future__ import annotations
@@ -61,7 +58,8 @@ _OWNED_AFTER_RE = re.compile(r"['’]s\s+([a-z]+)")
 
 
 MAX_RELATION_CHARS = 2_000
-"""Sentences longer than this are not read for relations (documented cap; claims are cut at 2,000 characters)."""
+"""Sentences longer than this are not read for relations: a "sentence" that long is a list or garbage (documented
+cap)."""
 _BACK_REFERENCE_RE = re.compile(
     "|".join(
         re.escape(word) if HAN_RE.match(word) else rf"(?<!\w){re.escape(word)}(?!\w)"
@@ -89,8 +87,7 @@ class _Identity(NamedTuple):
 
 @lru_cache(maxsize=4096)
 def _identities(text: str) -> tuple[_Identity, ...]:
-    """Every "X is the R" and "the R is X" of a text whose name and role both carry content. A text longer than
-    :data:`MAX_RELATION_CHARS` is not read (a "sentence" that long is a list or garbage, not a statement)."""
+    """Every "X is the R" and "the R is X" of a text whose name and role both carry content."""
     if len(text) > MAX_RELATION_CHARS:
         return ()
     chinese = HAN_RE.search(text) is not None
@@ -215,13 +212,9 @@ def claim_subject(claim: Terms) -> tuple[str, ...]:
 
 def about_another_subject(subject: tuple[str, ...], claim: Terms, unit: Terms) -> bool:
     """Whether the premise sentence ``unit`` speaks of another subject than the claim whose
-    :func:`claim_subject` is ``subject``: it opens with a subject of its own that the claim does not name, names
-    someone or something the claim does not name, mentions none of the claim's names, reports no one's words and
-    points back to nothing with a pronoun ("The Statue of Liberty was dedicated in 1886" for "The Eiffel Tower was
-    completed in 1886"; not "Queen Elizabeth II opened it in 1973" for "The Sydney Opera House opened in 1973", nor
-    "In July 2013, Marseille detectives …", "The couple married in 2009 …" or "Attorney Andrew Spinnell says the
-    couple married in 2009" for a claim about the couple). Names are capitalised content words (a sentence's first
-    word included: whether it is a name cannot be told from the sentence alone)."""
+    :func:`claim_subject` is ``subject`` ("The Statue of Liberty was dedicated in 1886" for "The Eiffel Tower was
+    completed in 1886"). Names are capitalised content words (a sentence's first word included: whether it is a name
+    cannot be told from the sentence alone)."""
     if not unit.proper:
         return False
     weights = unit.weights

@@ -11,15 +11,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 
-from ragmetrics_core.judges.embedded.lexicon import (
-    EN,
-    EN_AUXILIARIES,
-    EN_CLAUSE_VERBS,
-    EN_PARTICIPLE_OPENERS,
-    EN_PERSON_NOUNS,
-    EN_PRONOUN_SUBJECTS,
-    EN_STOPWORDS,
-)
+from ragmetrics_core.judges.embedded import lexicon
+from ragmetrics_core.judges.embedded.lexicon import EN
 
 BE, DO = EN.set("answer_be"), EN.set("answer_do")
 AUX = BE | DO | EN.set("answer_modals")
@@ -56,23 +49,23 @@ _IT_RE = re.compile(r"\b(it|its|It|Its)\b(?!['’-])")
 _OWNER_RE = re.compile(r"^(.+?)['’]s\s+\S")
 """The owner in a possessive subject ("Tony Morris's car" → Tony Morris)."""
 # Clause splitting (:mod:`..claims`): where a sentence splits, which words end its subject.
-PARTICIPLE_OPENERS = EN_PARTICIPLE_OPENERS
+PARTICIPLE_OPENERS = lexicon.EN_PARTICIPLE_OPENERS
 CLAUSE_SPLIT_RE = re.compile(
     r",\s+(?P<conj>and|but|while|whereas|yet|so|although|though)\s+"
     r"|,\s+(?P<rel>which|who)\s+"
     r"|,\s+(?P<part>" + "|".join(sorted(PARTICIPLE_OPENERS)) + r")\s+"
     r"|\s+(?P<pron>and|but)\s+(?=(?:its|his|her|their|it|he|she|they)\s)"
-    r"|\s+(?P<verb>and|but)\s+(?=(?:" + "|".join(sorted(EN_AUXILIARIES | EN_CLAUSE_VERBS)) + r")\s)",
+    r"|\s+(?P<verb>and|but)\s+(?=(?:" + "|".join(sorted(lexicon.EN_AUXILIARIES | lexicon.EN_CLAUSE_VERBS)) + r")\s)",
     re.IGNORECASE,
 )
-PRONOUN_SUBJECTS = EN_PRONOUN_SUBJECTS
+PRONOUN_SUBJECTS = lexicon.EN_PRONOUN_SUBJECTS
 POSSESSIVES = frozenset({"its", "his", "her", "their"})
-SUBJECT_VERBS = EN_AUXILIARIES | EN.set("common_verbs")
+SUBJECT_VERBS = lexicon.EN_AUXILIARIES | EN.set("common_verbs")
 """The verbs that end a sentence's subject."""
 _STATE_PARTICIPLES = EN.set("state_participles")
 """Participles describing a lasting state ("located in"), as opposed to a past event ("founded in")."""
 _CLAUSE_DETERMINERS = EN.set("determiners")
-_NOT_BEFORE_A_VERB = _CLAUSE_DETERMINERS | EN_AUXILIARIES | EN_STOPWORDS
+_NOT_BEFORE_A_VERB = _CLAUSE_DETERMINERS | lexicon.EN_AUXILIARIES | lexicon.EN_STOPWORDS
 """Words after which an "-ed" form is an adjective or a participle, not the verb that ends a subject."""
 _PAST_RE = re.compile(r"\b(?:was|were)\b", re.IGNORECASE)
 
@@ -285,7 +278,7 @@ def resolve_leading_pronoun(sentence: str, previous_subject: str) -> str:
     if first in {"he", "she", "his", "her"}:
         # A person: of "Tony Morris's blue Volvo was caught …", "He says …" is Tony Morris, not the Volvo.
         owner = _OWNER_RE.match(previous_subject)
-        if owner is not None and previous_subject.split()[-1].casefold() not in EN_PERSON_NOUNS:
+        if owner is not None and previous_subject.split()[-1].casefold() not in lexicon.EN_PERSON_NOUNS:
             previous_subject = owner.group(1)
     if first in {"it", "he", "she", "they"}:
         return f"{previous_subject} {words[1]}"
@@ -319,7 +312,7 @@ def opens_clause(words: list[str], head: list[str]) -> bool:
         return True
     if any(is_verb(word, head[index - 1]) for index, word in enumerate(head[1:5], start=1)):
         return True  # "…, and the Sydney Opera House opened in 1973": a past form after its subject
-    if len(words) >= 3 and words[0][:1].islower() and head[0] not in EN_STOPWORDS:
+    if len(words) >= 3 and words[0][:1].islower() and head[0] not in lexicon.EN_STOPWORDS:
         return head[0] not in _CLAUSE_DETERMINERS and (head[0].endswith(("ed", "s")) or len(words) >= 4)
     return False
 
@@ -328,7 +321,7 @@ def starts_with_verb(words: list[str]) -> bool:
     first = words[0].casefold()
     if first in SUBJECT_VERBS:
         return True
-    return words[0][:1].islower() and first not in EN_STOPWORDS and first not in _CLAUSE_DETERMINERS
+    return words[0][:1].islower() and first not in lexicon.EN_STOPWORDS and first not in _CLAUSE_DETERMINERS
 
 
 def participle_clause(subject: str, participle: str, rest: str, main_clause: str | None) -> str:
@@ -345,7 +338,7 @@ def ask(words: list[str], kind: Callable[[list[str]], str]) -> str:
     """The question a claim answers, its answer slot removed ("France is located in Western Europe" → "Where is
     France located?"); ``kind`` tells the question word of a slot."""
     for index, word in enumerate(words[:12]):
-        if word.casefold() in EN_AUXILIARIES and index > 0:
+        if word.casefold() in lexicon.EN_AUXILIARIES and index > 0:
             subject = " ".join(words[:index])
             rest = words[index + 1 :]
             verb = word.casefold()
