@@ -35,6 +35,7 @@ _SPACE_BEFORE_PUNCT_TEST_RE = re.compile(r"\s[,.;:!?]")
 _SEMICOLON_RE = re.compile(r"\s*;\s*")
 _STOPWORDS = lexicon.EN_STOPWORDS | lexicon.RU_STOPWORDS
 _LIST_JOINERS = frozenset({"and", "or", "и", "или"})
+_CLAUSE_RULES: dict[str, ClauseRules] = {"en": english, "ru": russian}
 
 
 def extract_claims(text: str) -> list[Claim]:
@@ -101,9 +102,6 @@ def _split_spaced(sentence: str, previous_subject: str | None, local: ClauseRule
         pieces.extend(_split_clauses(part, subject, local))
     expanded = [item for piece in pieces for item in _split_list(piece)]
     return expanded, subject if _names_something(subject) else None
-
-
-_CLAUSE_RULES: dict[str, ClauseRules] = {"en": english, "ru": russian}
 
 
 def _names_something(subject: str | None) -> bool:

@@ -28,9 +28,8 @@ _NOTHING_WAITS, _NEGATION_WAITS, _NUMBER_WAITS = range(3)
 
 def read_parts(text: str) -> Terms | None:
     """:func:`terms` of a text without Chinese characters from its whitespace-separated parts, or ``None`` when a
-    part needs the token list (see the module's docstring). Function words and known lower-case words are added
-    here; every other part goes to :meth:`_PartReading.part`. Every part gives exactly one token (or none, for
-    bare punctuation), so a part's index stands for its token's."""
+    part needs the token list. Function words and known lower-case words are added here, every other part in
+    :meth:`_PartReading.part`. A part gives one token (or none, bare punctuation): its index stands for the token's."""
     reading = _PartReading(text)
     get = TOKEN_INFOS.get
     weights = reading.weights

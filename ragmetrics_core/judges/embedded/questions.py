@@ -1,10 +1,9 @@
 """Questions a response could be answering, noncommittal detection, and question similarity.
 
-Without a language model, a question is made from each claim by removing its answer slot: the phrase after
-the verb ("France is located in Western Europe" → "Where is France located?", "France's capital is Paris" →
-"What is France's capital?"). The question word follows the removed phrase (a place → where, a year → when,
-a number → how many). Similarity is the cosine of the content-term sets of two questions, with the question
-word as one more term, so a question asking only half of what the user asked scores well below 1.
+Without a language model, a question is made from each claim by removing its answer slot (each language's rule in
+:mod:`.answer_rules`); the question word follows the removed phrase (a place → where, a year → when, a number → how
+many). Similarity is the cosine of the content-term sets of two questions, with the question word as one more term,
+so a question asking only half of what the user asked scores well below 1.
 """
 
 from __future__ import annotations
@@ -34,15 +33,12 @@ _WORD_SPLIT_RE = re.compile(r"[^\W_]+(?:['\-][^\W_]+)*")
 _ASCII_NONCOMMITTAL = tuple(phrase for phrase in lexicon.NONCOMMITTAL_PHRASES if phrase.isascii())
 """The phrases an ASCII text can hold: the Russian and Chinese ones are not even looked for in English."""
 _ASCII_NONCOMMITTAL_CUES = tuple(sorted({max(phrase.split(), key=len) for phrase in _ASCII_NONCOMMITTAL}))
-"""The longest word of every English noncommittal phrase: a text holds a phrase only if it holds one of these,
-which half as many substring tests tell."""
+"""The longest word of every English noncommittal phrase: a text holds a phrase only if it holds one of these."""
 
 
 def is_noncommittal(response: str) -> bool:
-    """Whether the response declines to answer ("I don't know", "не знаю", "我不知道", ...).
-
-    A hedge counts in the first sentence of any response and anywhere in a response of at most two sentences.
-    """
+    """Whether the response declines to answer ("I don't know", "не знаю", "我不知道"): a hedge in its first sentence,
+    or anywhere in a response of at most two sentences."""
     if not response or not response.strip():
         return False
     # Courtesy is no answer: "… Not sure that helps!" closes an answer, and "I'm not sure, but I think X" states X.
@@ -66,19 +62,18 @@ def generate_questions(response: str, n_questions: int) -> list[GeneratedQuestio
     """``n_questions`` questions, each covering up to three claims, rotating which claims come first."""
     if not response or not response.strip():
         return []
-    noncommittal = is_noncommittal(response)
-    if noncommittal:
+    if is_noncommittal(response):
         # The question a hedge leaves open is what remains once the hedge is removed.
         return [GeneratedQuestion(text=_without_hedge(response), noncommittal=True)] * n_questions
     claims = extract_claims(response)
     if not claims:
-        return [GeneratedQuestion(text=response.strip(), noncommittal=noncommittal)] * n_questions
+        return [GeneratedQuestion(text=response.strip(), noncommittal=False)] * n_questions
     per_claim = [_question(claim) for claim in claims]
     questions: list[GeneratedQuestion] = []
     for variant in range(n_questions):
         start = variant % len(per_claim)
         chosen = (per_claim[start:] + per_claim[:start])[:CLAIMS_PER_QUESTION]
-        questions.append(_new_question({"text": _join(chosen), "noncommittal": noncommittal}))
+        questions.append(_new_question({"text": _join(chosen), "noncommittal": False}))
     return questions
 
 

@@ -104,7 +104,7 @@ def _identities(text: str) -> tuple[_Identity, ...]:
             if pattern is _RU_ROLE_IS_NAME_RE:  # "Столица Австралии — Канберра": the role opens the sentence
                 role = role[:1].lower() + role[1:]
             role_keys = _content_keys(role)
-            if role_keys and _has_content(name):
+            if role_keys and terms(name).total > 0:
                 if chinese:  # the relation is the noun after the last 的 ("澳大利亚的首都" → 首都)
                     relation = _content_keys(role.rpartition("的")[2])
                 else:
@@ -124,11 +124,7 @@ def _subject(text: str) -> str | None:
     match = _NAME_RE.match(text.lstrip())
     if match is None or _OWNED_AFTER_RE.match(text.lstrip(), match.end()) is not None:
         return None  # "Walmart's stance …" speaks of the stance
-    return match.group(0) if _has_content(match.group(0)) else None
-
-
-def _has_content(name: str) -> bool:
-    return terms(name).total > 0
+    return match.group(0) if terms(match.group(0)).total > 0 else None
 
 
 def role_given_to_another(claim: Terms, units: Sequence[Terms]) -> str | None:

@@ -27,13 +27,11 @@ BOUNDARY_RE = re.compile(
     rf"((?<![.!?…])[.!?…]+[{_CLOSERS}]*)(\s+)|((?<![。！？；!?;])[。！？；!?;]+[{_CLOSERS}]*)\s*"
 )
 _MARK_RE = re.compile("[.!?…。！？；;]")
-"""Where a boundary can start (the first characters of both branches above). ``re`` scans for one character
-class quickly, but tries the two-branch pattern at every position: finding candidates first is several times
-faster on prose."""
+"""Where a boundary can start: ``re`` scans for one character class quickly, but tries the two-branch pattern at
+every position."""
 _MARKS_BUT_PERIOD = "!?…。！？；;"
 """The characters of ``_MARK_RE`` other than the period: a paragraph without them has boundaries at periods only."""
 _ASCII_MARKS_BUT_PERIOD = "".join(mark for mark in _MARKS_BUT_PERIOD if mark.isascii())
-"""The only ones an ASCII paragraph can hold."""
 _OPENERS = "\"'«“‘([「『（【"
 _LIST_ITEM_RE = re.compile(r"^\s*(?:[-*•·–—]|\d{1,3}[.)]|[a-zA-Zа-яА-Я][.)])\s+")
 _LINE_END_RE = re.compile(rf"[.!?:;…。！？；：][{_CLOSERS}]*\s*$")

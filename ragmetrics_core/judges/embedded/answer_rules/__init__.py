@@ -1,8 +1,6 @@
-"""How an answer is written, language by language: what is not a claim, what a fragment says, what "it" means.
-
-Each language's rules live in a module of its own (:mod:`.english`, :mod:`.russian`, :mod:`.chinese`), each
-with the same functions, so :func:`rules` picks one by the language of the question; the phrases that are not
-claims are data files (``nonclaims_<lang>.json``) read by :mod:`.nonclaims`.
+"""How an answer is written, language by language: each language's rules in a module of its own (:mod:`.english`,
+:mod:`.russian`, :mod:`.chinese`) with the same names, its word lists in ``nonclaims_<lang>.json``; the modules
+beside them (:mod:`.nonclaims`, :mod:`.reactions`, :mod:`..claims`, :mod:`..answers`) are language-neutral.
 """
 
 from __future__ import annotations

@@ -1,15 +1,15 @@
 """Chinese: what a question asks about, what a fragment answer states, where a sentence splits into claims.
 
-A fragment is short and has no verb ("1889年。", "约恩·乌松。"); it takes the place of the question word ("谁设计了
-悉尼歌剧院?" → "约恩·乌松设计了悉尼歌剧院。"), a count keeping its measure word ("故宫有多少个房间?" + "9999" →
-"故宫有9999个房间。"). A comparative pick ("埃菲尔铁塔和大本钟哪个更高?" → "埃菲尔铁塔。") becomes
-"埃菲尔铁塔比大本钟更高。". A sentence that copies the chunk ("故宫有9999间房屋。") is never glued to the question.
+A fragment is short and has no verb ("约恩·乌松。"); it takes the place of the question word ("谁设计了悉尼歌剧院?" →
+"约恩·乌松设计了悉尼歌剧院。"), a count keeping its measure word ("故宫有多少个房间?" + "9999" → "故宫有9999个房间。");
+a comparative pick ("A和B哪个更高?" + "A。") becomes "A比B更高。". A sentence that copies the chunk is never completed.
 """
 
 from __future__ import annotations
 
 import re
 
+from ragmetrics_core.judges.embedded.answer_rules.nonclaims import alternatives
 from ragmetrics_core.judges.embedded.lexicon import ZH
 
 YES, NO = ZH.set("yes"), ZH.set("no")
@@ -31,6 +31,9 @@ _TOPIC_END_RE = re.compile(
     "是|有|在|位于|于|建|的|哪|什么|谁|多少|几|何时|为什么|怎么|如何|吗|出生|成立|设计|创作|创建|创立|发明|发现|开放|举办|去世|出版|写"
 )
 THING_PRONOUNS, PERSON_PRONOUNS = ZH.set("thing_pronouns"), ZH.set("person_pronouns")
+DISCOURSE_MARKERS = alternatives("zh", "discourse_markers")
+HEDGES = "我(?:认为|觉得|想)[,，]?"
+REACTIONS = "(?:真的|没错|确实|是的|对|有意思|太好了)(?:啊|呀|吧)?"
 _NEGATABLE_RE = re.compile("是|在|有|位于|属于|会|能")
 _ZH_SPLIT_RE = re.compile(r"[,、]")
 _ZH_SUBJECT_END_RE = re.compile(r"是|位于|成立|拥有|以|为|在|有|于|由")

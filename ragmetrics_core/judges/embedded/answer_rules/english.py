@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable, Mapping
 
 from ragmetrics_core.judges.embedded import lexicon
+from ragmetrics_core.judges.embedded.answer_rules.nonclaims import alternatives
 from ragmetrics_core.judges.embedded.lexicon import EN
 
 BE, DO = EN.set("answer_be"), EN.set("answer_do")
@@ -68,6 +69,25 @@ _CLAUSE_DETERMINERS = EN.set("determiners")
 _NOT_BEFORE_A_VERB = _CLAUSE_DETERMINERS | lexicon.EN_AUXILIARIES | lexicon.EN_STOPWORDS
 """Words after which an "-ed" form is an adjective or a participle, not the verb that ends a subject."""
 _PAST_RE = re.compile(r"\b(?:was|were)\b", re.IGNORECASE)
+# Chat reactions and hedges (:mod:`.reactions`): "Yes, I think that X" asserts X, "That is so true!" nothing.
+DISCOURSE_MARKERS, INTERJECTIONS = alternatives("en", "discourse_markers"), alternatives("en", "interjections")
+HEDGES = r"(?:i|we) (?:think|believe|guess|know|heard|read|suppose|feel)(?: that)?[\s,]+"
+REACTION_TAILS, _REACTION_WORDS = alternatives("en", "reaction_tails"), alternatives("en", "reaction_words")
+REACTIONS = (
+    r"(?:that|this|it)(?:\s?'s|\s+is|\s+was|\s+sounds|\s+seems)(?:\s+(?:really|so|very|pretty|quite|too|"
+    r"actually|definitely|super|kind of|sort of|such an?))*(?:\s+(?:" + _REACTION_WORDS + r"))?"
+    r"|(?:that|this|it) (?:really|truly|sure|definitely|certainly) (?:is|was|does|did)"
+    r"|(?:how|so|very|really) (?:" + _REACTION_WORDS + r")"
+    r"|(?:" + _REACTION_WORDS + r")|i (?:totally |completely |really )?agree(?: with (?:you|that))?"
+    r"|you(?:'re| are) (?:so |totally |absolutely )?right|good point|me too|same here|i see|i know|of course"
+    r"|absolutely|exactly|definitely|totally|certainly|indeed|wow|cool|nice|thanks?(?: you)?|lol|haha"
+)
+FRAME_RE = re.compile(
+    r"^(?:it\s?'s|it is|that\s?'s|that is) (?:(?:really|so|very|pretty|quite) )?(?:" + _REACTION_WORDS
+    + r") (?:that|how) ",
+    re.IGNORECASE,
+)
+""""It's interesting that X" asserts X."""
 
 
 def answer_words(text: str) -> list[str]:

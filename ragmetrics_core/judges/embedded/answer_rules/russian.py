@@ -1,9 +1,7 @@
 """Russian: what a question asks about, what a fragment answer states, where a sentence splits into claims.
 
-A fragment has no verb ("Лев Толстой.", "В 1869 году."); it takes the place of the question word ("Кто написал
-«Войну и мир»?" → "Лев Толстой написал «Войну и мир»."). A comparative pick ("Что выше, Эйфелева башня или
-Биг-Бен?" → "Эйфелева башня.") becomes "Эйфелева башня выше, чем Биг-Бен.". A sentence with a verb is never
-glued to the question.
+A fragment has no verb ("Лев Толстой.") and takes the place of the question word ("Кто написал «Войну и мир»?" →
+"Лев Толстой написал «Войну и мир»."); a comparative pick ("Что выше, A или B?" + "A.") becomes "A выше, чем B.".
 """
 
 from __future__ import annotations
@@ -11,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from ragmetrics_core.judges.embedded.answer_rules.nonclaims import alternatives
 from ragmetrics_core.judges.embedded.lexicon import RU, RU_COPULAS, RU_PRONOUN_SUBJECTS
 
 YES, NO = RU.set("yes"), RU.set("no")
@@ -53,6 +52,9 @@ _CLAUSE_VERB_RE = re.compile(
 )
 """Verb endings, present ones included: here a wrong guess costs a split, not a claim."""
 _PAST_RE = re.compile(r"[^\W\d_]{3,}(?:ли|ла|ло|лся|лась|лось|лись)$")
+DISCOURSE_MARKERS = alternatives("ru", "discourse_markers")
+HEDGES = r"(?:я думаю|мне кажется|я считаю|по-моему)(?:,? что)?[\s,]+"
+REACTIONS = "это (?:правда|интересно|здорово|верно)|интересно|согласен|согласна|точно|конечно"
 _ASKED_VERB_RE = re.compile(r"(?:ла|ло|ли|ен|ена|ено|ены|ан|ана|ано|аны|ет|ит|ется|ится)$")
 _QUESTION_WORDS = {"when": "когда", "how many": "сколько", "where": "где", "what": "что"}
 
