@@ -213,10 +213,9 @@ def _subject(body: str, local: ClauseRules) -> str | None:
 
 
 def _after_opening_phrase(head: list[str]) -> list[str]:
-    """``head`` without an opening phrase set off by commas: a connective ("However,", "Однако,"), a phrase opening
-    with a preposition ("In 1889,") or a participle ("Known for its breakfast, brunch and dishes, this diner is …"),
-    which is never the subject. The phrase runs to the last comma before the verb, as its own list or place has
-    commas too."""
+    """``head`` without an opening phrase set off by commas ("However,", "In 1889,", "Known for its breakfast,
+    brunch and dishes, this diner is …"), never the subject; it runs to the last comma before the verb, as its own
+    list or place has commas too."""
     opening = head[0].casefold().strip(",")
     if opening not in lexicon.OPENERS and opening not in english.PARTICIPLE_OPENERS:
         return head

@@ -50,7 +50,7 @@ POSSESSIVES: frozenset[str] = frozenset()
 _CLAUSE_VERB_RE = re.compile(
     r"(?:л|ла|ло|ли|лся|лась|лось|лись|ет|ит|ют|ут|ат|ят|ется|ится|ются|ятся|ено|ена|ен|ан|ана|ано)$"
 )
-"""Verb endings, present ones included: here a wrong guess costs a split, not a claim."""
+"""Verb endings where a clause may split, present ones included (unlike :data:`_VERB_RE` of the fragment test)."""
 _PAST_RE = re.compile(r"[^\W\d_]{3,}(?:ли|ла|ло|лся|лась|лось|лись)$")
 DISCOURSE_MARKERS = alternatives("ru", "discourse_markers")
 HEDGES = r"(?:я думаю|мне кажется|я считаю|по-моему)(?:,? что)?[\s,]+"
@@ -185,7 +185,8 @@ def starts_with_verb(words: list[str]) -> bool:
 
 
 def ask(words: list[str], kind: Callable[[list[str]], str]) -> str:
-    """The question a claim answers, its answer slot removed ("Москва является столицей" → "Что является Москва?")."""
+    """The question a claim answers, its answer slot removed ("Эйфелева башня была построена в 1889 году" →
+    "Когда была построена Эйфелева башня?")."""
     for index, word in enumerate(words[:12]):
         lower = word.casefold()
         if index > 0 and (lower in RU_COPULAS or _ASKED_VERB_RE.search(lower)):
