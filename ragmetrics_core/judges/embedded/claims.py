@@ -110,7 +110,8 @@ def _names_something(subject: str | None) -> bool:
 
 
 def _split_clauses(part: str, subject: str | None, local: ClauseRules) -> list[str]:
-    if not local.may_split(part):
+    lowered = part.lower()
+    if not any(cue in lowered for cue in local.SPLIT_CUES):
         return [part.strip()]
     clauses: list[str] = []
     cursor = 0
@@ -197,7 +198,7 @@ def _subject(body: str, local: ClauseRules) -> str | None:
     """The words before the first verb of a sentence, when they come early enough to be its subject."""
     words = body.split()
     for index, word in enumerate(words[:12]):
-        if local.ends_subject(word.casefold().strip(","), words[index - 1] if index else ""):
+        if local.is_verb(word.casefold().strip(","), words[index - 1] if index else ""):
             if index == 0:
                 return None
             head = _after_opening_phrase(words[:index])

@@ -59,6 +59,8 @@ CLAUSE_SPLIT_RE = re.compile(
     r"|\s+(?P<verb>and|but)\s+(?=(?:" + "|".join(sorted(lexicon.EN_AUXILIARIES | lexicon.EN_CLAUSE_VERBS)) + r")\s)",
     re.IGNORECASE,
 )
+SPLIT_CUES: tuple[str, ...] = (",", "and", "but")
+"""What every split point holds (lower-cased)."""
 PRONOUN_SUBJECTS = lexicon.EN_PRONOUN_SUBJECTS
 POSSESSIVES = frozenset({"its", "his", "her", "their"})
 SUBJECT_VERBS = lexicon.EN_AUXILIARIES | EN.set("common_verbs")
@@ -307,21 +309,12 @@ def resolve_leading_pronoun(sentence: str, previous_subject: str) -> str:
     return sentence
 
 
-def may_split(part: str) -> bool:
-    """Every split point needs a comma, or "and"/"but"."""
-    lowered = part.lower()
-    return "," in part or "and" in lowered or "but" in lowered
-
-
 def is_verb(lower: str, before: str) -> bool:
     """A listed verb, or a past form in "-ed" after a noun ("Queen Margrethe turned 80"); after a determiner, an
     auxiliary or a preposition an "-ed" form is an adjective or a participle ("the reported case")."""
     if not lower.endswith("ed"):
         return lower in SUBJECT_VERBS
     return (lower in SUBJECT_VERBS or len(lower) > 4) and before.casefold() not in _NOT_BEFORE_A_VERB
-
-
-ends_subject = is_verb
 
 
 def opens_clause(words: list[str], head: list[str]) -> bool:

@@ -45,6 +45,7 @@ CLAUSE_SPLIT_RE = re.compile(
     r",\s+(?P<conj>а|но|однако|зато|причем|и|хотя)\s+|,\s+(?P<rel>который|которая|которое|которые|где)\s+",
     re.IGNORECASE,
 )
+SPLIT_CUES: tuple[str, ...] = (",",)
 PRONOUN_SUBJECTS = RU_PRONOUN_SUBJECTS
 POSSESSIVES: frozenset[str] = frozenset()
 _CLAUSE_VERB_RE = re.compile(
@@ -163,11 +164,7 @@ def resolve_leading_pronoun(sentence: str, previous_subject: str) -> str:
     return sentence
 
 
-def may_split(part: str) -> bool:
-    return "," in part
-
-
-def ends_subject(lower: str, before: str) -> bool:
+def is_verb(lower: str, before: str) -> bool:
     return lower in RU_COPULAS or lower == "—" or (bool(before) and _CLAUSE_VERB_RE.search(lower) is not None)
 
 
