@@ -124,7 +124,7 @@ def read_text_check(
 
 
 def read_chunk_check(
-    reply: ChatAnswer, claim_ids: Sequence[str], entity_ids: Sequence[str], chunk_ids: Sequence[str]
+    reply: ChatAnswer, claim_ids: Sequence[str], entity_ids: Sequence[str], chunk_ids: list[str]
 ) -> tuple[Alignment[Row], Alignment[bool]]:
     whole = _whole(reply, ChunkCheckAnswer)
     if whole is not None:
@@ -152,12 +152,15 @@ def read_chunk_check(
     )
 
 
-def _row(claim: ClaimRow, chunk_ids: Sequence[str]) -> Row | str:
+def _row(claim: ClaimRow, chunk_ids: list[str]) -> Row | str:
     """One claim's verdicts placed by chunk id, or why they cannot be (a chunk without a verdict)."""
-    cells = align_read(claim.chunks, chunk_ids, _id_of)
-    if cells.missing:
-        return f"claim {claim.id} lacks verdicts for {', '.join(cells.missing)}"
-    verdicts = {chunk_id: cell.verdict for chunk_id, cell in cells.items.items()}
+    if [cell.id for cell in claim.chunks] == chunk_ids:  # every chunk once, in the order asked (structured output)
+        verdicts = {cell_id: cell.verdict for cell_id, cell in zip(chunk_ids, claim.chunks, strict=True)}
+    else:
+        cells = align_read(claim.chunks, chunk_ids, _id_of)
+        if cells.missing:
+            return f"claim {claim.id} lacks verdicts for {', '.join(cells.missing)}"
+        verdicts = {chunk_id: cell.verdict for chunk_id, cell in cells.items.items()}
     return Row(chunks=verdicts, together=claim.all_chunks, rationale=claim.rationale.strip())
 
 
