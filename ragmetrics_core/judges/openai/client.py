@@ -405,7 +405,7 @@ class OpenAIEndpoint:
                 status=None,
                 attempts=1,
             )
-        vectors = [[float(x) for x in item.embedding] for item in data]
+        vectors = [item.embedding for item in data]  # floats already (read by .wire)
         usage = _as_embedding_usage(usage)  # with the prompt tokens the endpoint reported (_embedding_tokens)
         if self._cache is not None:
             await self._cache.aput(key, model=model, kind="embeddings", value=vectors)
