@@ -129,6 +129,8 @@ def bare_row(samples: int, latency_s: float) -> tuple[float, float]:
         extraction, first_check, second_check, embeddings = recorded_requests(base_url)
 
         async def post_all() -> tuple[float, float]:
+            # Timed from before the client is built, as the judge row's time includes building the judge's client.
+            wall, cpu = time.perf_counter(), time.process_time()
             client = openai.AsyncOpenAI(base_url=base_url, api_key="sk-bench", max_retries=0)
 
             async def post(request: Request) -> None:
@@ -145,7 +147,6 @@ def bare_row(samples: int, latency_s: float) -> tuple[float, float]:
                 for _ in remaining:
                     await one_sample()
 
-            wall, cpu = time.perf_counter(), time.process_time()
             await asyncio.gather(*(worker() for _ in range(CONCURRENCY)))
             wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
             await client.close()
