@@ -8,11 +8,15 @@ its own (so its CPU is not the measured process's; the machine's other core serv
 - **openai alone**: the official client posting the very requests the judge posts for a sample (recorded from it),
   in the same shape: ``CONCURRENCY`` samples in flight, each the extraction, then the two checks at once, then the
   embeddings; it reads nothing of the answers. This is the ceiling for one process on this machine: what the
-  judge would reach if its own work (prompts, reading answers, masking secrets, metrics) cost nothing.
+  judge would reach if its own work (prompts, reading answers, masking secrets, metrics) cost nothing. Both rows'
+  time includes building one ``AsyncOpenAI`` client (an SSL context: tens of ms of CPU on a loaded VM).
 
 - **judge, answers replayed** (``--rows replay``, not by default): the judge with the endpoint's answers to a sample
   recorded once and replayed without HTTP: the CPU our own work costs a sample (prompts, reading answers, masking
-  secrets, the engine's metrics and explanations), apart from the client and the machine's other load.
+  secrets, the engine's metrics and explanations), apart from the client and the machine's other load. This is a
+  floor: interleaved with the client's requests in one process the same work costs more (the two share the CPU's
+  caches, and the objects the judge and the engine keep make the garbage collector run more often during the
+  client's calls), so the judge row exceeds the bare one by more than this row.
 
 Printed: samples/s, CPU ms per sample of the measuring process, and per round the judge's ratio to the bare client
 (the target: at least 0.9 of its samples/s at 0 ms) in samples/s and in CPU per sample (the bare client's ms over
