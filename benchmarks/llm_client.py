@@ -17,6 +17,10 @@ its own (so its CPU is not the measured process's; the machine's other core serv
   floor: interleaved with the client's requests in one process the same work costs more (the two share the CPU's
   caches, and the objects the judge and the engine keep make the garbage collector run more often during the
   client's calls), so the judge row exceeds the bare one by more than this row.
+- **scoring alone** and **openai + scoring** (``--rows scoring interleaved``): the engine scoring the evidence of the
+  recorded sample (metrics and explanations, as after each of the judge's samples), alone in a loop, and after each
+  sample's requests in the bare client's loop (results kept in both): what one part of our work costs when it is
+  interleaved with the client's requests, beside what it costs alone.
 
 Printed: samples/s, CPU ms per sample of the measuring process, and per round the judge's ratio to the bare client
 (the target: at least 0.9 of its samples/s at 0 ms) in samples/s and in CPU per sample (the bare client's ms over
@@ -27,6 +31,7 @@ concurrency bound (``CONCURRENCY`` samples / 3 rounds of latency).
     .venv/bin/python benchmarks/llm_client.py                       # 200 samples, 0 and 200 ms, 2 rounds
     .venv/bin/python benchmarks/llm_client.py --samples 100 --latency-ms 0 --rounds 3
     .venv/bin/python benchmarks/llm_client.py --rows judge --rounds 1   # one row, e.g. from another checkout
+    .venv/bin/python benchmarks/llm_client.py --latency-ms 0 --rounds 5 --rows bare scoring interleaved
 """
 
 from __future__ import annotations
@@ -38,8 +43,9 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +56,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from ragmetrics_core.engine import Evaluator
 from ragmetrics_core.judges.openai import OpenAIJudge, OpenAIJudgeConfig, wire
 from ragmetrics_core.judges.openai.client import OpenAIEndpoint
+from ragmetrics_core.results import EvaluationResult
 from tests.llm.samples import synthetic_sample
 
 CONCURRENCY = 16
@@ -102,8 +109,9 @@ def judge_row(samples: int, latency_s: float) -> tuple[float, float]:
     return samples / wall, 1000 * cpu / samples
 
 
-def recorded_requests(base_url: str) -> list[Request]:
-    """The four requests the judge posts for one sample, in its order (extraction, two checks, embeddings)."""
+def recorded_requests(base_url: str) -> tuple[list[Request], Evaluator, EvaluationResult]:
+    """The four requests the judge posts for one sample, in its order (extraction, two checks, embeddings), the
+    evaluator that posted them and its result."""
     recorded: list[Request] = []
     chat, embeddings = OpenAIEndpoint._create_completion, OpenAIEndpoint._create_embeddings
 
@@ -117,20 +125,24 @@ def recorded_requests(base_url: str) -> list[Request]:
 
     OpenAIEndpoint._create_completion = record_chat  # type: ignore[method-assign]
     OpenAIEndpoint._create_embeddings = record_embeddings  # type: ignore[method-assign]
+    evaluator = Evaluator(judge=_judge(base_url))
     try:
-        Evaluator(judge=_judge(base_url)).evaluate(synthetic_sample(CHUNKS))
+        result = evaluator.evaluate(synthetic_sample(CHUNKS))
     finally:
         OpenAIEndpoint._create_completion = chat  # type: ignore[method-assign]
         OpenAIEndpoint._create_embeddings = embeddings  # type: ignore[method-assign]
     paths = [path for path, _ in recorded]
     assert paths == ["/chat/completions"] * 3 + ["/embeddings"], paths
-    return recorded
+    return recorded, evaluator, result
 
 
-def bare_row(samples: int, latency_s: float) -> tuple[float, float]:
-    """Samples/s and CPU ms per sample of the bare client posting the judge's requests in the judge's shape."""
+def bare_row(samples: int, latency_s: float, *, scoring: bool = False) -> tuple[float, float]:
+    """Samples/s and CPU ms per sample of the bare client posting the judge's requests in the judge's shape; with
+    ``scoring``, the engine also scores the recorded sample's evidence after each sample's requests."""
     with fake_server(latency_s) as base_url:
-        extraction, first_check, second_check, embeddings = recorded_requests(base_url)
+        (extraction, first_check, second_check, embeddings), evaluator, recorded = recorded_requests(base_url)
+        sample = synthetic_sample(CHUNKS)
+        kept: list[EvaluationResult] = []  # kept, as the judge row's results are
 
         async def post_all() -> tuple[float, float]:
             # Timed from before the client is built, as the judge row's time includes building the judge's client.
@@ -144,6 +156,8 @@ def bare_row(samples: int, latency_s: float) -> tuple[float, float]:
                 await post(extraction)
                 await asyncio.gather(post(first_check), post(second_check))
                 await post(embeddings)
+                if scoring:
+                    kept.append(evaluator.score(sample, recorded.evidence))
 
             remaining = iter(range(samples))
 
@@ -157,6 +171,18 @@ def bare_row(samples: int, latency_s: float) -> tuple[float, float]:
             return samples / wall, 1000 * cpu / samples
 
         return asyncio.run(post_all())
+
+
+def scoring_row(samples: int, latency_s: float) -> tuple[float, float]:
+    """Samples/s and CPU ms per sample of the engine alone scoring a recorded sample's evidence (no client)."""
+    with fake_server(latency_s) as base_url:
+        _, evaluator, recorded = recorded_requests(base_url)
+    sample = synthetic_sample(CHUNKS)
+    wall, cpu = time.perf_counter(), time.process_time()
+    kept = [evaluator.score(sample, recorded.evidence) for _ in range(samples)]
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    assert len(kept) == samples
+    return samples / wall, 1000 * cpu / samples
 
 
 def replay_row(samples: int, latency_s: float) -> tuple[float, float]:
@@ -208,7 +234,10 @@ def replay_row(samples: int, latency_s: float) -> tuple[float, float]:
     return samples / wall, 1000 * cpu / samples
 
 
-ROWS = {"judge": judge_row, "openai alone": bare_row, "judge, replayed": replay_row}
+ROWS: dict[str, Callable[[int, float], tuple[float, float]]] = {
+    "judge": judge_row, "openai alone": bare_row, "judge, replayed": replay_row, "scoring alone": scoring_row,
+    "openai + scoring": partial(bare_row, scoring=True),
+}
 
 
 def main() -> None:
@@ -216,9 +245,14 @@ def main() -> None:
     parser.add_argument("--samples", type=int, default=200)
     parser.add_argument("--latency-ms", type=float, nargs="+", default=[0.0, 200.0])
     parser.add_argument("--rounds", type=int, default=2, help="each row this many times, alternating")
-    parser.add_argument("--rows", nargs="+", choices=["judge", "bare", "replay"], default=["judge", "bare"])
+    parser.add_argument(
+        "--rows", nargs="+", choices=["judge", "bare", "replay", "scoring", "interleaved"], default=["judge", "bare"]
+    )
     args = parser.parse_args()
-    keys = {"judge": "judge", "openai alone": "bare", "judge, replayed": "replay"}
+    keys = {
+        "judge": "judge", "openai alone": "bare", "judge, replayed": "replay", "scoring alone": "scoring",
+        "openai + scoring": "interleaved",
+    }
     rows = [name for name, key in keys.items() if key in args.rows]
     print(f"{args.samples} samples of {CHUNKS} chunks, concurrency {CONCURRENCY}; the fake server runs in a process "
           "of its own")
