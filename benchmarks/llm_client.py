@@ -264,7 +264,8 @@ def main() -> None:
             for name in rows:
                 rate, cpu = ROWS[name](args.samples, latency_ms / 1000)
                 measured[name].append((rate, cpu))
-                share = f"{rate / bound:8.0%}" if bound else "       –"
+                posts = name not in ("judge, replayed", "scoring alone")  # the others wait on the endpoint
+                share = f"{rate / bound:8.0%}" if bound and posts else "       –"
                 print(f"{latency_ms:6.0f}ms {round_:5d} {name:>15} {rate:10.1f} {cpu:14.1f} {share:>9}", flush=True)
             if {"judge", "openai alone"} <= set(rows):
                 (judge_rate, judge_cpu), (bare_rate, bare_cpu) = measured["judge"][-1], measured["openai alone"][-1]
