@@ -28,9 +28,8 @@ _NOTHING_WAITS, _NEGATION_WAITS, _NUMBER_WAITS = range(3)
 
 def read_parts(text: str) -> Terms | None:
     """:func:`terms` of a text without Chinese characters from its whitespace-separated parts, or ``None`` when a
-    part needs the token list (see the module's docstring). Function words and known lower-case words are added
-    here; every other part goes to :meth:`_PartReading.part`. Every part gives exactly one token (or none, for
-    bare punctuation), so a part's index stands for its token's."""
+    part needs the token list. Function words and known lower-case words are added here, every other part in
+    :meth:`_PartReading.part`. A part gives one token (or none, bare punctuation): its index stands for the token's."""
     reading = _PartReading(text)
     get = TOKEN_INFOS.get
     weights = reading.weights
@@ -73,18 +72,8 @@ class _PartReading(Reading):
     """The part feeder's state: a negation cue or a number is settled at the next token, which decides what it
     means; offsets are worked out only inside a negation's scope."""
 
-    __slots__ = (
-        "capital_keys",
-        "first",
-        "number_before",
-        "parts",
-        "previous_end",
-        "starts",
-        "untokened",
-        "waiting",
-        "waiting_at",
-        "waiting_token",
-    )
+    __slots__ = ("capital_keys", "first", "number_before", "parts", "previous_end", "starts", "untokened", "waiting",
+                 "waiting_at", "waiting_token")
 
     def __init__(self, text: str) -> None:
         super().__init__(text)
@@ -124,7 +113,7 @@ class _PartReading(Reading):
             self.waiting, self.waiting_at, self.waiting_token = _NUMBER_WAITS, at, token
         elif info is not None:
             self._word(at, raw, info)
-        return self.waiting != _NOTHING_WAITS or self.scope > 0
+        return self._watching()
 
     @staticmethod
     def _known(token: str) -> Any:
