@@ -140,14 +140,18 @@ class _MetricColumn:
 
     def mean(self, mode: AggregationMode) -> tuple[float | None, int, int]:
         """(mean, determined, undetermined), summed in input order exactly as the list computation sums."""
-        determined = undetermined = 0
-        total = 0.0  # sum()'s own start: adding the first value to it gives that value
-        for state, value in self.scores.records():
-            if state == _DETERMINED:
-                determined += 1
-                total += value
-            elif state == _UNDETERMINED:
-                undetermined += 1
+        counts = [0, 0, 0]  # by state
+
+        def determined_values() -> Iterator[float]:
+            for state, value in self.scores.records():
+                counts[state] += 1
+                if state == _DETERMINED:
+                    yield value
+
+        # sum() itself, over the values in input order: the very additions the list computation makes (its
+        # compensated summation too, on the Pythons that have it).
+        total = sum(determined_values())
+        determined, undetermined = counts[_DETERMINED], counts[_UNDETERMINED]
         present = determined + undetermined
         if mode is AggregationMode.RAGCHECKER:
             # RAGChecker's rule: undetermined counts as 0; a sample without the metric does not count. numpy's
