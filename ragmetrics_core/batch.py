@@ -390,7 +390,7 @@ def _plan(
     """Read the input once: report bad rows, find the samples the results file already has, and mark the ones
     still to evaluate (held only when the source cannot be read again)."""
     rereadable = isinstance(source, str | Path) and str(source) != STDIN
-    plan = _Plan(source, format, columns, held=None if rereadable else [])
+    plan = _Plan(source, format, columns, held=None if rereadable else [], ids=IdLedger(limit=limit))
     if index is not None:
         plan.resumed_rows = array("q", [-1]) * index.rows
     for row in iter_samples(source, format=format, columns=columns, ids=plan.ids):
