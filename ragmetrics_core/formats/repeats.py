@@ -1,15 +1,17 @@
-"""Which ids of a large input may repeat, found without holding the ids: a 64-bit hash per id in a compact set.
+"""Ids of large files told apart without holding them: by a 64-bit hash in a flat table, confirmed by their text.
 
 A file read twice (the plan, then the scoring) is first screened: every id's hash goes into :class:`HashSet`
 (at most 21 bytes a member), and the hashes met twice are kept. Only ids with such a hash can repeat, so the
 reading that settles ids follows just those, by their real text: a hash collision costs a comparison, and two
-different ids are never taken for one.
+different ids are never taken for one. A results file is indexed by :class:`LastRows`, which reads an id back
+from the file to confirm a hash.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
+from array import array
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 from ragmetrics_core.formats.columns import sample_key
@@ -112,3 +114,91 @@ def screen_repeats(samples: Iterable[RagSample], limit: int | None = None) -> Re
             if seen_contents.add(hashed):
                 screen.contents.add(hashed)
     return screen
+
+
+_RANK_BITS = 32
+_RANK_MASK = (1 << _RANK_BITS) - 1
+"""A :class:`LastRows` slot: the id's hash's top 32 bits, then its rank + 1 (0: a free slot)."""
+
+
+class LastRows:
+    """Which row of a file holds each id's last occurrence, without holding the ids: per row its place in the file
+    (8 bytes), per id its last row (8 bytes) and a slot of a flat table (at most 3/4 full) holding 32 bits of the
+    id's hash and the id's rank. ``id_at(row)`` reads a row's id back from the file: an id is found by its hash and
+    then confirmed by its text, so two different ids are never taken for one.
+
+    Rows are added in file order (from 0); ids are ranked in the order they first occur."""
+
+    __slots__ = ("_by_rank", "_id_at", "_mask", "_places", "_slots", "_table")
+
+    def __init__(self, id_at: Callable[[int], str]) -> None:
+        self._id_at = id_at
+        self._places = array("q")
+        """Row → where the file holds it (what ``id_at`` reads)."""
+        self._by_rank = array("q")
+        """Rank → the id's last row."""
+        self._table = bytearray(8 * 1024)
+        self._slots = memoryview(self._table).cast("Q")
+        self._mask = len(self._slots) - 1
+
+    def __len__(self) -> int:
+        """The number of distinct ids."""
+        return len(self._by_rank)
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes held: the table and the arrays."""
+        return len(self._table) + (len(self._places) + len(self._by_rank)) * 8
+
+    def place(self, row: int) -> int:
+        return self._places[row]
+
+    def add(self, row: int, sample_id: str, place: int) -> None:
+        """Row ``row`` (the next one) holds ``sample_id`` and is found at ``place``."""
+        if row != len(self._places) or len(self._by_rank) >= _RANK_MASK:
+            raise ValueError(f"rows are added in order, ids fewer than 2**{_RANK_BITS}: got row {row}")
+        self._places.append(place)
+        tag, slot = self._find(sample_id)
+        if self._slots[slot]:  # seen: this row is now its last
+            self._by_rank[(self._slots[slot] & _RANK_MASK) - 1] = row
+            return
+        self._by_rank.append(row)
+        self._slots[slot] = tag << _RANK_BITS | len(self._by_rank)
+        if 4 * len(self._by_rank) > 3 * len(self._slots):
+            self._grow()
+
+    def last(self, sample_id: str) -> int | None:
+        """The last row holding ``sample_id``, None when no row does."""
+        held = self._slots[self._find(sample_id)[1]]
+        return self._by_rank[(held & _RANK_MASK) - 1] if held else None
+
+    def last_rows(self) -> Iterator[int]:
+        """Each id's last row, ids in the order they first occur."""
+        return iter(self._by_rank)
+
+    def ids(self) -> Iterator[str]:
+        """Each id, in the order they first occur (read back from the file)."""
+        return (self._id_at(row) for row in self._by_rank)
+
+    def _find(self, sample_id: str) -> tuple[int, int]:
+        """The id's tag and its slot: the one holding it, else the free one it would take."""
+        tag = id_hash(sample_id) >> (64 - _RANK_BITS)
+        slot = tag & self._mask
+        while held := self._slots[slot]:
+            if held >> _RANK_BITS == tag and self._id_at(self._by_rank[(held & _RANK_MASK) - 1]) == sample_id:
+                return tag, slot
+            slot = (slot + 1) & self._mask
+        return tag, slot
+
+    def _grow(self) -> None:
+        old = self._slots
+        self._table = bytearray(16 * len(old))
+        self._slots = memoryview(self._table).cast("Q")
+        self._mask = len(self._slots) - 1
+        for held in old:  # the tag says where an entry goes: no id is read back
+            if held:
+                slot = (held >> _RANK_BITS) & self._mask
+                while self._slots[slot]:
+                    slot = (slot + 1) & self._mask
+                self._slots[slot] = held
+        old.release()

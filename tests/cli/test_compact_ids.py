@@ -1,10 +1,11 @@
-"""Issue 28, item 5: the first reading of a file run tells repeated ids and repeated content holding a 64-bit hash
-per id (in a compact table), not the ids; the ids the hashes say may repeat are then compared by their text, so a
-hash collision never merges two different ids and never hides a duplicate."""
+"""Issue 28, item 5: a file run tells repeated ids (its first reading) and finds the samples a results file already
+holds (a resume's index) by a 64-bit hash per id in a flat table, not by holding the ids; an id a hash points to is
+then compared by its text, so a hash collision never merges two different ids and never hides a duplicate."""
 
 from __future__ import annotations
 
 import gc
+import json
 import sys
 import tracemalloc
 from pathlib import Path
@@ -12,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from ragmetrics_core.batch import evaluate_file
-from ragmetrics_core.formats import RowError, iter_samples, loader, repeats
+from ragmetrics_core.formats import RowError, iter_samples, loader, repeats, results_io
 from ragmetrics_core.formats.loader import IdLedger
 from ragmetrics_core.formats.repeats import HashSet
 from ragmetrics_core.results import EvaluationResult
@@ -149,3 +150,91 @@ def test_a_hash_set_holds_at_most_about_21_bytes_a_member() -> None:
     assert 7 * 0x9E3779B97F4A7C15 % 2**64 in table and 12345 not in table
     assert not table.add(0) and table.add(0) and 0 in table  # 0, the free slot's mark, is held all the same
     assert sys.getsizeof(table) < 200  # no per-member object
+
+
+class _FailSome:
+    """Fails the samples whose question ends in a digit from ``failing``; scores nothing, instantly."""
+
+    def __init__(self, failing: str = "") -> None:
+        self.failing = failing
+        self.seen: list[str] = []
+
+    async def aevaluate(self, sample: RagSample) -> EvaluationResult:
+        assert sample.id is not None
+        self.seen.append(sample.id)
+        error = "RuntimeError: boom" if sample.user_input[-1] in self.failing else None
+        return EvaluationResult(sample_id=sample.id, judge="echo", scores={}, error=error)
+
+
+def _resume_story(tmp_path: Path, suffix: str) -> list[object]:
+    """A run cut short, a resume that fails some samples, a retry of the failed ones, a last full run: what each
+    run decided and the results file at the end."""
+    rows = [{"id": f"i{index}", "user_input": f"q{index}", "response": "r."} for index in range(40)]
+    rows += [{"user_input": "same", "response": "r."}] * 3 + [{"user_input": "é\ud800", "response": "r."}]
+    source = write_jsonl(tmp_path / "in.jsonl", rows)
+    out = tmp_path / f"out-{len(list(tmp_path.iterdir()))}.{suffix}"
+    story: list[object] = []
+    for limit, failing, only_failed in ((10, "", False), (30, "37", False), (None, "", True), (None, "", False)):
+        evaluator = _FailSome(failing)
+        run = evaluate_file(source, out=out, evaluator=evaluator, limit=limit, progress=False,
+                            only_failed=only_failed, keep_results=False, concurrency=1)
+        story.append((run.total, run.resumed, sorted(run.retried), run.left, evaluator.seen))
+    index = results_io.scan_results(out)
+    story += [index.rows, list(index.last.items()), sorted(index.incomplete), out.read_text(encoding="utf-8")]
+    return story
+
+
+@pytest.mark.parametrize("suffix", ["jsonl", "csv"])
+def test_a_resume_decides_the_same_when_every_hash_collides(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, suffix: str
+) -> None:
+    real = _resume_story(tmp_path, suffix)
+    monkeypatch.setattr(repeats, "id_hash", _tiny_hash)
+    assert _resume_story(tmp_path, suffix) == real
+    monkeypatch.setattr(repeats, "id_hash", lambda text: 0)
+    assert _resume_story(tmp_path, suffix) == real
+    # what the story is: 10 done, 20 more of which 4 failed, those 4 retried and left the other 14, then the rest
+    totals, resumed, retried, left = zip(*[decided[:4] for decided in real[:4]], strict=True)  # type: ignore[misc]
+    assert totals == (10, 30, 44, 44) and resumed == (0, 10, 26, 30) and left == (0, 0, 14, 0)
+    assert [len(names) for names in retried] == [0, 0, 4, 0]
+    assert real[4] == 48 and len(real[5]) == 44 and real[6] == []  # type: ignore[arg-type]  # 4 rows retried
+
+
+def test_the_results_index_finds_an_id_by_its_text_not_its_hash(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(repeats, "id_hash", lambda text: 0)
+    out = tmp_path / "out.jsonl"
+    evaluate_file([{"id": name, "user_input": "q", "response": "r."} for name in ("a", "b", "c")], out=out,
+                  evaluator=_FailSome(), progress=False)
+    index = results_io.scan_results(out)
+    assert dict(index.last) == {"a": 0, "b": 1, "c": 2}
+    assert index.complete("b") and not index.complete("d") and index.complete_row("c") == 2
+    with pytest.raises(KeyError):
+        index.last["d"]
+
+
+def _scan_peak(out: Path) -> tuple[int, results_io.ResultsIndex]:
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        index = results_io.scan_results(out)
+        return tracemalloc.get_traced_memory()[1] - before, index
+    finally:
+        tracemalloc.stop()
+
+
+def test_the_results_index_holds_a_few_bytes_a_sample(tmp_path: Path) -> None:
+    count = 12_000
+    out = tmp_path / "out.jsonl"
+    with out.open("w", encoding="utf-8") as handle:
+        for index in range(count):
+            result = EvaluationResult(sample_id=f"row-{index}", judge="echo", scores={})
+            handle.write(json.dumps(results_io.result_record(result, None, index + 1)) + "\n")
+    peak, index = _scan_peak(out)
+    assert index.rows == count and index.complete("row-11999") and not index.complete("row-12000")
+    # A row's place and its id's last row (8 bytes each), a table slot (at most 21 bytes): under 40 bytes a
+    # sample where a dict of the ids took over 100. A row's own parsing is the rest, not kept.
+    assert index.ids.nbytes / count < 40
+    assert peak / count < 48, peak
