@@ -11,6 +11,7 @@ line, which is what a crash mid-write can leave.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import json
 import os
@@ -374,19 +375,23 @@ class ResultsIndex:
             # closed by the finalizer below, with the index: a context manager cannot span a run's plan
             self._reader = self.path.open("rb")
             weakref.finalize(self, self._reader.close)
-        self._reader.seek(self.ids.place(row))
+        place = self.ids.place(row)
+        if output_format(self.path) == "jsonl":
+            # The writer puts the id first: the row's head is read and the id alone decoded, when it is there.
+            head = os.pread(self._reader.fileno(), _HEAD, place).decode("utf-8", "replace")
+            if head.startswith(_ID_FIRST):
+                with contextlib.suppress(json.JSONDecodeError):  # an id longer than the head: the whole row
+                    return str(_DECODER.raw_decode(head, len(_ID_FIRST) - 1)[0])
+        self._reader.seek(place)
         if output_format(self.path) == "csv":
             cells = next(cells for cells in csv.reader(_decoded_lines(self._reader, "strict")) if cells)
             return cells[self._id_column]
-        text = self._reader.readline().decode("utf-8", "replace").rstrip("\r\n")
-        if text.startswith(_ID_FIRST):  # how the writer puts it: the id alone is decoded
-            value, _end = _DECODER.raw_decode(text, len(_ID_FIRST) - 1)
-        else:
-            value = json.loads(text)["sample_id"]
-        return str(value)
+        return str(json.loads(self._reader.readline().decode("utf-8", "replace"))["sample_id"])
 
 
 _ID_FIRST = '{"sample_id": "'
+_HEAD = 512
+"""Bytes of a JSONL row read to find its id."""
 _DECODER = json.JSONDecoder()
 
 

@@ -238,3 +238,21 @@ def test_the_results_index_holds_a_few_bytes_a_sample(tmp_path: Path) -> None:
     # sample where a dict of the ids took over 100. A row's own parsing is the rest, not kept.
     assert index.ids.nbytes / count < 40
     assert peak / count < 48, peak
+
+
+def test_ids_read_back_from_any_row_the_index_accepts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(repeats, "id_hash", lambda text: 0)  # every lookup reads ids back from the file
+    long_id = "é" * 400  # 800 bytes: longer than the head of a row read for its id
+    rows = [
+        json.dumps({"sample_id": long_id, "judge": "echo", "scores": {}}, ensure_ascii=False),
+        json.dumps({"judge": "echo", "scores": {}, "sample_id": "keys in another order"}),
+        "",  # a blank line is no row
+        json.dumps({"sample_id": 'quote " and \\ backslash', "judge": "echo", "scores": {}}, ensure_ascii=False),
+        json.dumps({"sample_id": long_id, "judge": "echo", "scores": {}, "error": "boom"}, ensure_ascii=False),
+    ]
+    out = tmp_path / "out.jsonl"
+    out.write_text("\r\n".join(rows) + "\r\n", encoding="utf-8")
+    index = results_io.scan_results(out)
+    assert dict(index.last) == {long_id: 3, "keys in another order": 1, 'quote " and \\ backslash': 2}
+    assert list(index.last) == [long_id, "keys in another order", 'quote " and \\ backslash']
+    assert not index.complete(long_id) and index.complete("keys in another order") and not index.complete("x")
