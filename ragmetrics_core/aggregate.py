@@ -9,15 +9,16 @@ sample could not be read as one) says nothing about the RAG system, only about t
 from __future__ import annotations
 
 import warnings
-from array import array
 from collections.abc import Iterable, Iterator, Sequence
 from enum import StrEnum
 from html import escape
+from pathlib import Path
 
 from pydantic import BaseModel
 
 from ragmetrics_core.judges.base import Usage
 from ragmetrics_core.metrics import METRICS
+from ragmetrics_core.positional import PositionalColumn
 from ragmetrics_core.results import Direction, EvaluationResult, MetricScore
 from ragmetrics_core.summary_format import format_counts, format_html_table, format_table, format_usage
 
@@ -113,22 +114,20 @@ _ABSENT, _DETERMINED, _UNDETERMINED = 0, 1, 2
 
 
 class _MetricColumn:
-    """One metric over a run, by input position: the score (8 bytes) and whether it is there and determined
-    (1 byte). RAGChecker's numpy-order pairwise mean depends on every value and on how many there are, so the
-    values are kept; a compact ``array('d')`` keeps them at 8 MB a metric per million samples."""
+    """One metric over a run, by input position: whether the score is there and determined, and the score (9 bytes
+    a position, in a :class:`PositionalColumn`: in memory, or spilled to a file). RAGChecker's numpy-order pairwise
+    mean depends on every value and on how many there are, so the values are kept, not folded into a sum."""
 
-    __slots__ = ("first_seen", "kinds", "states", "values")
+    __slots__ = ("first_seen", "kinds", "scores")
 
-    def __init__(self, first_seen: tuple[int, int]) -> None:
+    def __init__(self, first_seen: tuple[int, int], spill_dir: Path | None) -> None:
         self.first_seen = first_seen  # (position, index among that result's scores): orders the metrics
-        self.values = array("d")
-        self.states = bytearray()
+        self.scores = PositionalColumn(spill_dir)
         self.kinds: dict[str, list[int]] = {}  # kind -> [count, first position]: ties keep input order
 
     def put(self, position: int, score: MetricScore) -> None:
-        _grow(self.values, self.states, position)
         if score.score is None:
-            self.states[position] = _UNDETERMINED
+            self.scores.put(position, _UNDETERMINED, 0.0)
             kind = reason_kind(score.reason)
             seen = self.kinds.get(kind)
             if seen is None:
@@ -137,38 +136,37 @@ class _MetricColumn:
                 seen[0] += 1
                 seen[1] = min(seen[1], position)
         else:
-            self.states[position] = _DETERMINED
-            self.values[position] = score.score
+            self.scores.put(position, _DETERMINED, score.score)
 
     def mean(self, mode: AggregationMode) -> tuple[float | None, int, int]:
         """(mean, determined, undetermined), summed in input order exactly as the list computation sums."""
-        values, states = self.values, self.states
+        counts = [0, 0, 0]  # by state
+
+        def determined_values() -> Iterator[float]:
+            for state, value in self.scores.records():
+                counts[state] += 1
+                if state == _DETERMINED:
+                    yield value
+
+        # sum() itself, over the values in input order: the very additions the list computation makes (its
+        # compensated summation too, on the Pythons that have it).
+        total = sum(determined_values())
+        determined, undetermined = counts[_DETERMINED], counts[_UNDETERMINED]
+        present = determined + undetermined
         if mode is AggregationMode.RAGCHECKER:
-            # RAGChecker's rule: undetermined counts as 0; a sample without the metric does not count.
-            present = array("d", (values[i] if state == _DETERMINED else 0.0 for i, state in enumerate(states)
-                                  if state))
-            determined = states.count(_DETERMINED)
-            mean = pairwise_sum(present) / len(present) if present else None
-            return mean, determined, len(present) - determined
-        determined = states.count(_DETERMINED)
-        # sum() itself, over the values in input order: the very additions the list computation makes.
-        total = sum(self.determined_values())
-        return (total / determined if determined else None), determined, states.count(_UNDETERMINED)
+            # RAGChecker's rule: undetermined counts as 0; a sample without the metric does not count. numpy's
+            # pairwise tree depends on the count, known now: a second pass in input order forms its sum.
+            values = (value if state == _DETERMINED else 0.0 for state, value in self.scores.records() if state)
+            return (pairwise_sum_of(values, present) / present if present else None), determined, undetermined
+        return (total / determined if determined else None), determined, undetermined
 
     def determined_values(self) -> Iterator[float]:
-        return (self.values[i] for i, state in enumerate(self.states) if state == _DETERMINED)
+        return (value for state, value in self.scores.records() if state == _DETERMINED)
 
     def reasons(self) -> dict[str, int]:
         """Undetermined samples by kind, most frequent first (ties in the order they first came in the input)."""
         ordered = sorted(self.kinds.items(), key=lambda item: (-item[1][0], item[1][1]))
         return {kind: count for kind, (count, _) in ordered}
-
-
-def _grow(values: array[float], states: bytearray, position: int) -> None:
-    missing = position + 1 - len(states)
-    if missing > 0:
-        values.frombytes(bytes(8 * missing))
-        states.extend(bytes(missing))
 
 
 class RunningAggregate:
@@ -177,20 +175,22 @@ class RunningAggregate:
     Each result comes with its ``position`` in the input, so results finishing out of order (concurrent
     workers, resumed rows read first) give the very figures :func:`aggregate` gives over the list in input order:
     sums are formed in input order, metrics and undetermined reasons are listed in the order they first occur.
-    What is kept per sample: 9 bytes per metric (score and state) and 17 for the usage's floats; the rest
-    are counters. Failed samples count towards ``added``, ``failed`` and the usage only (the module's rule)."""
+    What is kept per sample: 9 bytes per metric (state and score) and 18 for the usage's latency and cost, in
+    memory or, with ``spill_dir``, in unnamed temporary files there (then memory holds only counters and a few
+    file handles, whatever the number of samples). Failed samples count towards ``added``, ``failed`` and the
+    usage only (the module's rule)."""
 
-    def __init__(self) -> None:
+    def __init__(self, spill_dir: Path | None = None) -> None:
         self.added = 0
         self.failed = 0
         self.judges: set[str] = set()
         self.response_claims: dict[str, int] = {}
         """Response claims by category over every result (failed ones included)."""
+        self.spill_dir = spill_dir
         self._columns: dict[str, _MetricColumn] = {}
         self._counts = [0, 0, 0, 0, 0]  # calls, embedding calls, cache hits, prompt and completion tokens
-        self._latency = array("d")
-        self._cost = array("d")
-        self._cost_states = bytearray()  # _ABSENT: no cost known (None), else _DETERMINED
+        self._latency = PositionalColumn(spill_dir)
+        self._cost = PositionalColumn(spill_dir)  # state _ABSENT: no cost known (None)
 
     def add(self, position: int, result: EvaluationResult) -> None:
         """Count ``result`` as the sample at ``position`` (from 0) of the input; each position once."""
@@ -207,20 +207,16 @@ class RunningAggregate:
             (usage.calls, usage.embedding_calls, usage.cache_hits, usage.prompt_tokens, usage.completion_tokens)
         ):
             self._counts[index] += count
-        _grow(self._latency, self._cost_states, position)
-        if len(self._cost) < len(self._latency):
-            self._cost.frombytes(bytes(8 * (len(self._latency) - len(self._cost))))
-        self._latency[position] = usage.latency_s
+        self._latency.put(position, _DETERMINED, usage.latency_s)
         if usage.cost_usd is not None:
-            self._cost[position] = usage.cost_usd
-            self._cost_states[position] = _DETERMINED
+            self._cost.put(position, _DETERMINED, usage.cost_usd)
         if result.error is not None:
             self.failed += 1
             return
         for index, (metric, score) in enumerate(result.scores.items()):
             column = self._columns.get(metric)
             if column is None:
-                column = self._columns[metric] = _MetricColumn((position, index))
+                column = self._columns[metric] = _MetricColumn((position, index), self.spill_dir)
             elif (position, index) < column.first_seen:
                 column.first_seen = (position, index)
             column.put(position, score)
@@ -239,12 +235,12 @@ class RunningAggregate:
     def usage(self) -> Usage:
         """Total judge usage, its floats summed in input order as adding the results' ``Usage`` does."""
         latency = 0.0
-        for value in self._latency:
+        for _, value in self._latency.records():
             latency += value
         cost: float | None = None
-        for index, state in enumerate(self._cost_states):
+        for state, value in self._cost.records():
             if state:
-                cost = (cost or 0.0) + self._cost[index]
+                cost = (cost or 0.0) + value
         calls, embedding_calls, cache_hits, prompt_tokens, completion_tokens = self._counts
         return Usage(
             calls=calls, embedding_calls=embedding_calls, cache_hits=cache_hits, prompt_tokens=prompt_tokens,
@@ -303,31 +299,32 @@ _UNROLL = 8
 def pairwise_sum(values: Sequence[float]) -> float:
     """The sum of ``values`` exactly as numpy's ``np.add.reduce`` forms it for a 1-d float64 array: a plain loop
     below 8 values, eight interleaved partial sums up to 128, halves (a multiple of 8) above."""
-    return _pairwise(values, 0, len(values))
+    return pairwise_sum_of(iter(values), len(values))
 
 
-def _pairwise(values: Sequence[float], start: int, count: int) -> float:
+def pairwise_sum_of(values: Iterator[float], count: int) -> float:
+    """:func:`pairwise_sum` of the next ``count`` values of ``values``, taken one at a time in order: the tree is
+    fixed by ``count``, so a stream of any length is summed holding one partial sum per level."""
     if count < _UNROLL:
         total = 0.0
-        for index in range(start, start + count):
-            total += values[index]
+        for _ in range(count):
+            total += next(values)
         return total
     if count <= _PAIRWISE_BLOCK:
-        partial = [float(value) for value in values[start : start + _UNROLL]]
-        index = _UNROLL
-        while index < count - count % _UNROLL:
+        partial = [float(next(values)) for _ in range(_UNROLL)]
+        for _ in range(count // _UNROLL - 1):
             for lane in range(_UNROLL):
-                partial[lane] += values[start + index + lane]
-            index += _UNROLL
+                partial[lane] += next(values)
         total = ((partial[0] + partial[1]) + (partial[2] + partial[3])) + (
             (partial[4] + partial[5]) + (partial[6] + partial[7])
         )
-        for position in range(start + index, start + count):
-            total += values[position]
+        for _ in range(count % _UNROLL):
+            total += next(values)
         return total
     half = count // 2
     half -= half % _UNROLL
-    return _pairwise(values, start, half) + _pairwise(values, start + half, count - half)
+    first = pairwise_sum_of(values, half)  # the first half is taken from the stream before the second
+    return first + pairwise_sum_of(values, count - half)
 
 
 def ragchecker_figure(mean: float) -> float:

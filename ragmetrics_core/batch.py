@@ -13,6 +13,7 @@ import contextlib
 import os
 import signal
 import sys
+import tempfile
 import threading
 from array import array
 from bisect import insort
@@ -23,10 +24,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from ragmetrics_core._lazy import Renamed, lazy_package, renamed_keyword
-from ragmetrics_core.aggregate import AggregationMode, DatasetReport
+from ragmetrics_core.aggregate import AggregationMode, DatasetReport, RunningAggregate
 from ragmetrics_core.engine import AsyncEvaluator, Evaluator, run_sync
 from ragmetrics_core.formats import InputFormat, LoadedSample, RowError, iter_samples
-from ragmetrics_core.formats.loader import STDIN, Source
+from ragmetrics_core.formats.loader import STDIN, IdLedger, Source
 from ragmetrics_core.formats.results_io import ResultsIndex, ResultWriter, is_complete, scan_results
 from ragmetrics_core.judge_factory import JudgeSettings, build_evaluator
 from ragmetrics_core.judges.base import Judge, Usage
@@ -223,7 +224,9 @@ def evaluate_file(
     - ``keep_results``: keep every result (slim once written to ``out``), the samples and their lines in the
       run. With ``False`` (what ``ragmetrics evaluate`` does) memory stays flat in the number of rows: the input
       file is read twice instead of held (stdin and in-memory data are held), the results file is read row by
-      row, and the summary, usage and ``BatchRun.report`` are built as results come in; ``results`` then raises.
+      row, and the summary, usage and ``BatchRun.report`` are built as results come in, their per-row scores in
+      an unnamed temporary file beside ``out`` (the system's temporary directory without one); ``results`` then
+      raises.
     - ``backend``: score elsewhere (e.g. ``ragmetrics_core.scale.ray_backend.RayBackend``), which builds its own
       evaluators; everything else about the run is the same. ``engine=`` is its deprecated old name.
     - ``only_failed`` (``--retry-failed``): evaluate again only the samples ``out`` holds a failed or partly
@@ -241,6 +244,8 @@ def evaluate_file(
         fitted = as_calibration(calibration)
     run = BatchRun(out=None if out is None else Path(out), keep_results=keep_results)
     run.report.results_path = run.out
+    if not keep_results:  # the figures' per-row scores go to a file beside the results, not to memory
+        run.report.figures = RunningAggregate(spill_dir=_spill_dir(run.out))
     # plan: read the input once (and the results file, to resume); every bad row is known before any judging
     index = scan_results(out, {metric: spec.direction for metric, spec in METRICS.items()}) if out is not None else None
     plan = _plan(source, format, columns, limit, index, run, on_row_error, only_failed)
@@ -257,6 +262,14 @@ def evaluate_file(
     show_progress = sys.stderr.isatty() if progress is None else progress
     _score_and_write(run, plan, evaluator, backend, list(metrics or METRICS), concurrency, show_progress, fitted)
     return run
+
+
+def _spill_dir(out: Path | None) -> Path:
+    """Where a run that keeps nothing per row in memory writes its figures: beside its results (a disk the user
+    chose for data that size), else the system's temporary directory."""
+    if out is None:
+        return Path(tempfile.gettempdir())
+    return out.absolute().parent  # made by the results writer before the first figure is written
 
 
 def _check_arguments(concurrency: int, limit: int | None, only_failed: bool, out: str | Path | None) -> None:
@@ -338,23 +351,28 @@ class _Plan:
     saw_evidence: bool = False
     resumed_rows: array[int] = field(default_factory=lambda: array("q"))
     """Results-file row → the input position of the sample it resumes, -1 for rows not taken."""
-    redo: bytearray = field(default_factory=bytearray)
-    """Per input position: 1 when the sample is to be evaluated."""
+    passed: array[int] = field(default_factory=lambda: array("q"))
+    """The input positions not to evaluate (resumed, or left by ``only_failed``), ascending: nothing a row in a
+    fresh run."""
     held: list[Todo] | None = None
     """The samples to evaluate, for a source that cannot be read twice (stdin, a stream, data in memory)."""
+    ids: IdLedger = field(default_factory=IdLedger)
+    """The repeated ids the first reading found: the second settles ids from them, holding no id per row."""
 
     def todo(self) -> Iterator[Todo]:
         if self.held is not None:
             yield from self.held
             return
         # A file is read again rather than its samples held: the same rows come in the same order.
-        position = 0
-        for row in iter_samples(self.source, format=self.format, columns=self.columns):
+        position = passed = 0
+        for row in iter_samples(self.source, format=self.format, columns=self.columns, ids=self.ids):
             if isinstance(row, RowError):
                 continue
             if position >= self.total:
                 return
-            if self.redo[position]:
+            if passed < len(self.passed) and self.passed[passed] == position:
+                passed += 1
+            else:
                 yield position, row
             position += 1
 
@@ -375,7 +393,7 @@ def _plan(
     plan = _Plan(source, format, columns, held=None if rereadable else [])
     if index is not None:
         plan.resumed_rows = array("q", [-1]) * index.rows
-    for row in iter_samples(source, format=format, columns=columns):
+    for row in iter_samples(source, format=format, columns=columns, ids=plan.ids):
         if limit is not None and plan.total >= limit:
             break
         if isinstance(row, RowError):
@@ -388,8 +406,9 @@ def _plan(
         plan.saw_evidence = plan.saw_evidence or row.evidence is not None
         _keep_input(run, row, position)
         redo = _to_evaluate(run, plan, index, row, position, only_failed)
-        plan.redo.append(redo)
-        if redo:
+        if not redo:
+            plan.passed.append(position)
+        else:
             plan.pending += 1
             if plan.held is not None:
                 plan.held.append((position, row))

@@ -6,7 +6,7 @@ import io
 import json
 import sys
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal, TextIO, cast
 
@@ -47,8 +47,26 @@ class LoadedSample:
         return self.sample.id
 
 
+@dataclass(slots=True)
+class IdLedger:
+    """What a first reading of a source found about its ids, so that reading it again settles them the same way
+    holding only the exceptions: ``iter_samples(..., ids=ledger)`` records on its first reading with the ledger
+    and replays on the later ones. Telling a repeated id needs every id seen, which a later reading then does not
+    rebuild. Rows are counted from 0 among those that parsed (bad rows are bad again on every reading)."""
+
+    readings: int = 0
+    repeated: dict[int, RowError] = field(default_factory=dict)
+    """The rows whose explicit id an earlier row used: each one's error."""
+    numbered: dict[int, int] = field(default_factory=dict)
+    """The rows without an id repeating an earlier row's content: their number (2, 3, ...)."""
+
+
 def iter_samples(
-    source: Source, *, format: InputFormat = "auto", columns: Mapping[str, str] | None = None
+    source: Source,
+    *,
+    format: InputFormat = "auto",
+    columns: Mapping[str, str] | None = None,
+    ids: IdLedger | None = None,
 ) -> Iterator[LoadedSample | RowError]:
     """Yield each row as a :class:`LoadedSample` or, when it is bad, a :class:`RowError`; never stop early
     for a bad row.
@@ -64,11 +82,16 @@ def iter_samples(
     ``datasets.Dataset``, a ragas ``EvaluationDataset`` or list of ``SingleTurnSample``, dicts or
     :class:`RagSample` objects; anything else raises :class:`TypeError` saying what is accepted.
 
+    ``ids``: read the same source again holding no id per row (see :class:`IdLedger`).
+
     Raises :class:`InputError` only when the source cannot be read at all (missing file, unknown format).
     """
+    ledger = ids if ids is not None else IdLedger()
+    replay = ledger.readings > 0
+    ledger.readings += 1
     if is_in_memory(source):
         name, records = in_memory_rows(source)
-        yield from _settle_ids(_memory_rows(records, name, columns))
+        yield from (_replay_ids if replay else _settle_ids)(_memory_rows(records, name, columns), ledger)
         return
     name, stream, owned = _open(source)
     try:
@@ -87,7 +110,7 @@ def iter_samples(
         else:
             assert fmt is not None
             rows = _table_rows(stream, fmt, name, columns)
-        yield from _settle_ids(rows)
+        yield from (_replay_ids if replay else _settle_ids)(rows, ledger)
     finally:
         if owned:
             stream.close()
@@ -236,27 +259,31 @@ def _is_ragchecker_output(text: str) -> bool:
     return any(key in results[0] for key in _RAGCHECKER_MARKERS)
 
 
-def _settle_ids(rows: Iterator[LoadedSample | RowError]) -> Iterator[LoadedSample | RowError]:
+def _settle_ids(rows: Iterator[LoadedSample | RowError], ledger: IdLedger) -> Iterator[LoadedSample | RowError]:
     # Where each explicit id was first used (its line, or row from 1 for sources without lines), not the row itself:
     # a file of a million rows must not be held in memory to tell a repeated id.
     seen_explicit: dict[str, int | None] = {}
     hash_counts: dict[str, int] = {}
+    parsed = 0
     for row in rows:
         if isinstance(row, RowError):
             yield row
             continue
+        parsed += 1
         explicit = row.sample.id
         if explicit is not None:
             if explicit in seen_explicit:
                 first = seen_explicit[explicit]
                 where = f"line {first}" if row.line is not None else f"row {first}"
-                yield RowError(
+                error = RowError(
                     row.source,
                     f"duplicate id {explicit!r} (first used at {where}); ids must be unique",
                     line=row.line,
                     item=row.item,
                     field="id",
                 )
+                ledger.repeated[parsed - 1] = error
+                yield error
                 continue
             seen_explicit[explicit] = row.line if row.line is not None else None if row.item is None else row.item + 1
             yield row
@@ -264,5 +291,28 @@ def _settle_ids(rows: Iterator[LoadedSample | RowError]) -> Iterator[LoadedSampl
         key = sample_key(row.sample)
         count = hash_counts.get(key, 0) + 1
         hash_counts[key] = count
-        settled = key if count == 1 else f"{key}#{count}"
-        yield replace(row, sample=row.sample.model_copy(update={"id": settled}))
+        if count > 1:
+            ledger.numbered[parsed - 1] = count
+        yield _with_id(row, key, count)
+
+
+def _replay_ids(rows: Iterator[LoadedSample | RowError], ledger: IdLedger) -> Iterator[LoadedSample | RowError]:
+    """The ids :func:`_settle_ids` gave on the ledger's first reading, from the exceptions it recorded."""
+    parsed = 0
+    for row in rows:
+        if isinstance(row, RowError):
+            yield row
+            continue
+        parsed += 1
+        repeated = ledger.repeated.get(parsed - 1)
+        if repeated is not None:
+            yield repeated
+        elif row.sample.id is not None:
+            yield row
+        else:
+            yield _with_id(row, sample_key(row.sample), ledger.numbered.get(parsed - 1, 1))
+
+
+def _with_id(row: LoadedSample, key: str, count: int) -> LoadedSample:
+    settled = key if count == 1 else f"{key}#{count}"
+    return replace(row, sample=row.sample.model_copy(update={"id": settled}))
