@@ -31,11 +31,11 @@ from ragmetrics_core.judges.embedded.tokens import (
     SCALE,
     SPACED_DIGITS_RE,
     STOP,
-    TOKEN_RE,
     WEAK,
     Token,
     known_word,
     part_tokens,
+    scan_tokens,
     tokens,
     word_key,
 )
@@ -79,7 +79,7 @@ class Reading:
     scope, capitalised words. Offsets are in-piece; a piece's place in the text is worked out only when a rule
     needs it (a negation's scope, a Chinese name's acronym)."""
 
-    __slots__ = ("after_number", "aliased", "capital_keys", "capitals", "first", "kinds", "negated",
+    __slots__ = ("after_number", "aliased", "capital_keys", "capitals", "first", "matches", "negated",
                  "negated_keys", "numbers", "pieces", "previous_end", "scope", "starts", "text", "weights")
 
     def __init__(self, text: str, by_tokens: bool = False) -> None:
@@ -99,13 +99,13 @@ class Reading:
         """The (piece, token) right after a number: a scale word there multiplied the number."""
         self.aliased: list[str] = []
         """Chinese names followed by their Latin acronym in parentheses."""
-        self.kinds: list[str] | None = None
+        self.matches: list[Token] | None = None
+        """The text's tokens when they are the pieces."""
         self.starts: list[int] | None = None
         if by_tokens or (not text.isascii() and HAS_CJK_RE.search(text)):
-            found = list(TOKEN_RE.finditer(text))
-            self.pieces = [match.group() for match in found]
-            self.kinds = [match.lastgroup or "word" for match in found]
-            self.starts = [match.start() for match in found]
+            self.matches = scan_tokens(text)
+            self.pieces = [token for _, token, _, _ in self.matches]
+            self.starts = [start for _, _, start, _ in self.matches]
             self.first = 0
         else:
             pieces = self.pieces = text.split()
@@ -116,8 +116,8 @@ class Reading:
 
     def tokens_of(self, at: int) -> list[Token]:
         """The tokens of piece ``at``, offsets within the piece."""
-        if self.kinds is not None:
-            return [(self.kinds[at], self.pieces[at], 0, len(self.pieces[at]))]
+        if self.matches is not None:
+            return [(self.matches[at][0], self.pieces[at], 0, len(self.pieces[at]))]
         return part_tokens(self.pieces[at], 0)
 
     def start_of(self, at: int) -> int:
@@ -178,7 +178,7 @@ class Reading:
             _, next_token, next_at, next_index, next_start = following
             after = next_token.casefold()
             if self._adjacent(at, end, next_at, next_start):
-                if next_token[0].isdigit() and self.kinds is None and SPACED_DIGITS_RE.search(self.text):
+                if next_token[0].isdigit() and self.matches is None and SPACED_DIGITS_RE.search(self.text):
                     raise DigitGroups  # perhaps one number across the space ("1 889"): the token list joins them
                 follower = after
             self.after_number = (next_at, next_index)
@@ -202,11 +202,11 @@ class Reading:
         if names_speaker(token):
             add(self.weights, SPEAKER, _NAME_WEIGHT)
         self.negated = cjk_terms(token, self.weights, self.negated_keys) or self.negated
-        kinds, following = self.kinds, at + 1
+        matches, following = self.matches, at + 1
         if (
-            kinds is not None
-            and following < len(kinds)
-            and kinds[following] == "word"
+            matches is not None
+            and following < len(matches)
+            and matches[following][0] == "word"
             and self.pieces[following].isupper()
             and self.text[self.start_of(at) + len(token) : self.start_of(following)].strip() == "("
         ):
@@ -220,7 +220,7 @@ class Reading:
             return kind, token, at, index + 1, start
         pieces = self.pieces
         for later in range(at + 1, len(pieces)):
-            if self.kinds is None and pieces[later].isalpha():
+            if self.matches is None and pieces[later].isalpha():
                 return "word", pieces[later], later, 0, 0
             later_found = self.tokens_of(later)
             if later_found:
@@ -242,13 +242,13 @@ class Reading:
         """Whether only whitespace (or nothing) separates a token ending at ``end`` of piece ``at`` from the next."""
         if next_at == at:
             return next_start == end
-        if self.kinds is not None:
+        if self.matches is not None:
             return not self.text[self.start_of(at) + end : self.start_of(next_at) + next_start].strip()
         return next_at == at + 1 and end == len(self.pieces[at]) and next_start == 0
 
     def _char_after(self, at: int, end: int) -> str:
         after = self.pieces[at][end : end + 1]
-        if after or self.kinds is None:
+        if after or self.matches is None:
             return after  # whitespace follows a whitespace-separated part
         start = self.start_of(at) + end
         return self.text[start : start + 1]
@@ -306,12 +306,7 @@ class Reading:
 
     def _acronyms(self) -> None:
         """Initials of capitalised names (:mod:`.acronyms`), from the text's token list."""
-        if self.kinds is not None:
-            assert self.starts is not None
-            matches = [(kind, token, start, start + len(token))
-                       for kind, token, start in zip(self.kinds, self.pieces, self.starts, strict=True)]
-        else:
-            matches = tokens(self.text)
+        matches = self.matches or tokens(self.text)
         keys_at: list[str | None] = [None] * len(matches)
         capitals: list[int] = []
         for index, (kind, token, _, _) in enumerate(matches):

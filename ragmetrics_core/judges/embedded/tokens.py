@@ -44,7 +44,6 @@ Special = tuple[int, bool, str | None, bool]
 """(kind, capitalised, key as a name or None, all-capitals name) of a word that is not plain lower-case content."""
 TokenInfo = tuple[str, float, Special | None]
 """(key, weight, special) of a word; ``special`` is None for a plain lower-case content word."""
-PLAIN_WORD: Special = (CONTENT, False, None, False)
 
 
 def prepare(text: str) -> str:
@@ -63,8 +62,7 @@ def tokens(text: str) -> list[Token]:
     """Split on whitespace and classify each part (:func:`part_tokens`); the same tokens as scanning the whole text
     with :data:`TOKEN_RE`, several times faster on ordinary prose."""
     if (not text.isascii() and HAS_CJK_RE.search(text)) or SPACED_DIGITS_RE.search(text):
-        return [(match.lastgroup or "word", match.group(), match.start(), match.end())
-                for match in TOKEN_RE.finditer(text)]
+        return scan_tokens(text)
     found: list[Token] = []
     position = 0
     for raw in text.split():
@@ -72,6 +70,11 @@ def tokens(text: str) -> list[Token]:
         found += part_tokens(raw, position)
         position += len(raw)
     return found
+
+
+def scan_tokens(text: str) -> list[Token]:
+    """The tokens of the whole text by :data:`TOKEN_RE`: what a text with Chinese or digit groups needs."""
+    return [(match.lastgroup or "word", match.group(), match.start(), match.end()) for match in TOKEN_RE.finditer(text)]
 
 
 def part_tokens(raw: str, start: int) -> list[Token]:
@@ -111,11 +114,6 @@ def word_key(word: str) -> str:
     """The term key of one word (stemmed, synonyms merged)."""
     key = _word_key(word)
     return _CANONICAL.get(key, key)
-
-
-def name_key(word: str) -> str:
-    """The term key of a word read as a name: its own stem, synonyms left apart ("Swift" is a singer, not "fast")."""
-    return _word_key(word.casefold())
 
 
 TOKEN_INFOS: dict[str, TokenInfo | None] = {}
@@ -158,7 +156,8 @@ def _token_info(token: str) -> TokenInfo | None:
     capitalised = token[0].isupper()
     if word_kind >= WEAK and not capitalised:
         return key, weight, None  # a plain content word, the commonest: the term loop adds it directly
-    as_name = name_key(token) if capitalised and word_kind == CONTENT else None
+    # A name keeps its own stem, synonyms left apart ("Swift" is a singer, not "fast").
+    as_name = _word_key(token) if capitalised and word_kind == CONTENT else None
     return key, weight, (word_kind, capitalised, as_name, len(token) >= 2 and token.isupper())
 
 
