@@ -1,14 +1,13 @@
-"""The term reading of one text, piece by piece, and the :class:`Terms` it gives.
+"""The term reading of one text, piece by piece (see :func:`.terms.read`), and the :class:`Terms` it gives.
 
 A piece is a whitespace-separated part of the text, or, when the parts cannot be read alone (Chinese, digit
-groups across a space such as "1 889"), a token of :data:`.tokens.TOKEN_RE`. :func:`.terms.read` adds a piece
-that is one known word itself; :meth:`Reading.piece` reads every other piece token by token, looking at the
-tokens around it where a rule needs them (the unit after a number, the word after a negation cue).
+groups across a space such as "1 889"), a token of :data:`.tokens.TOKEN_RE`.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from typing import NamedTuple
 
 from ragmetrics_core.judges.embedded import lexicon
@@ -77,7 +76,8 @@ class Terms(NamedTuple):
 class Reading:
     """What has been read of one text: terms (in the order of the weights' keys), numbers, negation and its
     scope, capitalised words. Offsets are in-piece; a piece's place in the text is worked out only when a rule
-    needs it (a negation's scope, a Chinese name's acronym)."""
+    needs it (a negation's scope, a Chinese name's acronym). :meth:`piece` reads a piece token by token, looking
+    at the tokens around it where a rule needs them (the unit after a number, the word after a negation cue)."""
 
     __slots__ = ("after_number", "aliased", "capital_keys", "capitals", "first", "matches", "negated",
                  "negated_keys", "numbers", "pieces", "previous_end", "scope", "starts", "text", "weights")
@@ -121,6 +121,7 @@ class Reading:
         return part_tokens(self.pieces[at], 0)
 
     def start_of(self, at: int) -> int:
+        """Where piece ``at`` starts in the text (a scope ends at a clause break, which only offsets show)."""
         if self.starts is None:
             self.starts = starts = []
             position = 0
@@ -130,8 +131,16 @@ class Reading:
                 position += len(raw)
         return self.starts[at]
 
-    def piece(self, at: int) -> bool:
-        """Read piece ``at`` token by token; whether a negation's scope is still open after it."""
+    def piece(self, at: int, rest: Iterator[tuple[int, str]]) -> None:
+        """Read piece ``at`` by tokens, then the pieces after it (from ``rest``) while a negation's scope is open."""
+        self._tokens(at)
+        while self.scope:
+            following = next(rest, None)
+            if following is None:
+                return
+            self._tokens(following[0])
+
+    def _tokens(self, at: int) -> None:
         found = self.tokens_of(at)
         for index, (kind, token, start, end) in enumerate(found):
             if self.scope and CLAUSE_BREAK_RE.search(self.text, self.previous_end, self.start_of(at) + start):
@@ -146,7 +155,6 @@ class Reading:
                 self._chinese(at, token)
             if self.scope:
                 self.previous_end = self.start_of(at) + end
-        return self.scope > 0
 
     def _word(self, at: int, index: int, token: str, found: list[Token]) -> None:
         info = known_word(token)
@@ -263,10 +271,7 @@ class Reading:
 
     def add_number(self, number: Number) -> None:
         self.numbers.append(number)
-        self.weights.setdefault(number.key, _NUMBER_WEIGHT)  # a number key only ever weighs that
-        if self.scope:
-            self.negated_keys.add(number.key)
-            self.scope -= 1
+        self.add_content(number.key, _NUMBER_WEIGHT)
 
     def _function_word(self, word_kind: int, key: str, token: str, after_number: bool) -> None:
         """A stop word (the speaker's pronouns add :data:`SPEAKER`), a scale word or a number word."""

@@ -73,26 +73,24 @@ def _may_hold_phrase(lowered: str) -> bool:
 
 
 def read(reading: Reading) -> Terms:
-    """The terms of a prepared text (its :class:`.reading.Reading`). A piece that is one known word
-    (:data:`.tokens.TOKEN_INFOS`) without a rule of its own is added here, and a bare number read, unless a
-    negation's scope is open; every other piece goes to :meth:`.reading.Reading.piece`, which says whether the
-    scope is still open after it."""
+    """The terms of a prepared text (its :class:`.reading.Reading`). A piece that is one known word without a rule
+    of its own is added here, and a bare number read; every other piece goes to :meth:`.reading.Reading.piece`."""
     get = TOKEN_INFOS.get
     weights = reading.weights
     keep = weights.setdefault
     capitals, capital_keys, first = reading.capitals, reading.capital_keys, reading.first
-    watch = False
-    for at, raw in enumerate(reading.pieces):
+    pieces = enumerate(reading.pieces)
+    for at, raw in pieces:
         info = get(raw, _UNSEEN)
-        if info is _UNSEEN and not watch:
+        if info is _UNSEEN:
             if raw.isdigit():
                 reading.number(at, 0, raw, len(raw), None)
                 continue
             info = get(raw.strip(EDGE_PUNCTUATION), _UNSEEN)  # "end." closing a sentence: the word alone
-        if info is None and not watch:
+        if info is None:
             continue  # a plain function word, the commonest piece
-        if watch or info is _UNSEEN or (info[2] is not None and info[2][0] < WEAK):
-            watch = reading.piece(at)
+        if info is _UNSEEN or (info[2] is not None and info[2][0] < WEAK):
+            reading.piece(at, pieces)
             continue
         key, weight, special = info
         if special is not None and special[1]:  # capitalised: a name keeps its own stem ("Swift" is a singer)
