@@ -96,7 +96,7 @@ class Reading:
         """The pieces of capitalised content words (a piece once per such word)."""
         self.capital_keys: list[str] = []
         self.after_number = (-1, 0)
-        """The (piece, token) right after a number: a scale word there multiplied the number."""
+        """The (piece, token) of a unit or scale word right after a number: a scale word there multiplied it."""
         self.aliased: list[str] = []
         """Chinese names followed by their Latin acronym in parentheses."""
         self.matches: list[Token] | None = None
@@ -185,13 +185,14 @@ class Reading:
         if following is not None:
             _, next_token, next_at, next_index, next_start = following
             after = next_token.casefold()
-            if self._adjacent(at, end, next_at, next_start):
-                if next_token[0].isdigit() and self.matches is None and SPACED_DIGITS_RE.search(self.text):
-                    raise DigitGroups  # perhaps one number across the space ("1 889"): the token list joins them
-                follower = after
-            self.after_number = (next_at, next_index)
-        number = read_number(token[:MAX_NUMBER_CHARS], follower if follower in NUMBER_FOLLOWERS else "",
-                             self._char_after(at, end) == "%")
+            if after in NUMBER_FOLLOWERS:  # a unit or a scale counts when only whitespace separates it
+                if self._adjacent(at, end, next_at, next_start):
+                    follower = after
+                self.after_number = (next_at, next_index)
+            elif (next_token[0].isdigit() and self.matches is None and self._adjacent(at, end, next_at, next_start)
+                  and SPACED_DIGITS_RE.search(self.text)):
+                raise DigitGroups  # perhaps one number across the space ("1 889"): the token list joins them
+        number = read_number(token[:MAX_NUMBER_CHARS], follower, self._char_after(at, end) == "%")
         if number is None:
             return  # unreadable as a number: this one token is left out
         if number.kind == "count" and number.value <= 31:
