@@ -210,3 +210,12 @@ def test_a_russian_reflexive_past_verb_ends_the_subject() -> None:
     assert _texts("Выставка состоялась в Париже, и она привлекла тысячи гостей.") == [
         "Выставка состоялась в Париже", "Выставка привлекла тысячи гостей"
     ]
+
+
+def test_reactions_and_hedges_are_read_in_each_language() -> None:
+    assert _texts("嗯，我认为埃菲尔铁塔建于1889年。") == ["埃菲尔铁塔建于1889年"]
+    assert _texts("没错！埃菲尔铁塔建于1889年。") == ["埃菲尔铁塔建于1889年"]
+    assert _texts("Ну, мне кажется, что башня построена в 1889 году.") == ["башня построена в 1889 году"]
+    assert _texts("Конечно! Wow, that is so true too!") == []
+    # "I doubt that" changes the meaning: no hedge list holds it, so the claim keeps it.
+    assert _texts("I doubt that the tower was built in 1889.") == ["I doubt that the tower was built in 1889"]

@@ -124,3 +124,18 @@ def test_similarity_counts_the_question_word_as_a_feature() -> None:
     # Same content, another question word: the features differ in one, so the two are not a perfect match.
     same = similarity("Where is the tower?", "Where is the tower?")
     assert similarity("Where is the tower?", "When is the tower?") < same == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize(
+    ("claim", "question"),
+    [
+        ("Jørn Utzon designed the Sydney Opera House.", "Who designed the Sydney Opera House?"),
+        ("Canberra is the capital of Australia.", "What is the capital of Australia?"),
+        ("故宫有9999间房屋。", "故宫有多少间房屋?"),
+        ("长城全长约21196公里。", "长城全长约多长?"),
+        ("北京是中国的首都。", "中国的首都是什么?"),
+        ("埃菲尔铁塔建于1889年。", "埃菲尔铁塔建于哪一年?"),
+    ],
+)
+def test_each_language_asks_for_the_answer_slot_its_own_way(claim: str, question: str) -> None:
+    assert generate_questions(claim, 1)[0].text == question

@@ -1,13 +1,10 @@
 """Answers read with their question, as a person would write their claims down.
 
-A RAG answer leans on its question and wraps itself in courtesy: "Great question! Jørn Utzon." to "Who designed
-the Sydney Opera House?". :func:`read_answer` turns it into statements that stand on their own, for the response
-and the reference alike, each language's rules in :mod:`.answer_rules`: what is no claim is set aside with its
-reason (:mod:`.answer_rules.nonclaims`); a sentence that only declines states nothing; a *fragment* (an entity,
-a number, a date, yes/no, a comparative pick: no verb of its own) is put into its question, a sentence with a verb
-never is; "it" (оно, его before a verb, 它) stands for what the question asks about, and a leading "he"/"she"
-(он/она, 他/她) of the first sentence for a name it asks about, else the pronoun stays. Memoised per (question,
-answer): the judge reads the same pair for the claims, the questions and both checks of a sample.
+:func:`read_answer` turns "Great question! Jørn Utzon." to "Who designed the Sydney Opera House?" into statements
+that stand on their own: what is no claim is set aside with its reason (:mod:`.answer_rules.nonclaims`), a sentence
+that only declines states nothing, a *fragment* (no verb of its own) is put into its question, and "it"/"he"/"she"
+take what the question asks about (each language's rules in :mod:`.answer_rules`). Memoised per (question, answer):
+the judge reads the same pair for the claims, the questions and both checks of a sample.
 """
 
 from __future__ import annotations
@@ -17,14 +14,14 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from ragmetrics_core.judges.embedded import lexicon
-from ragmetrics_core.judges.embedded.answer_rules import LanguageRules, rules
+from ragmetrics_core.judges.embedded.answer_rules import LanguageRules, english, rules
+from ragmetrics_core.judges.embedded.answer_rules.chinese import HAN_RE
 from ragmetrics_core.judges.embedded.answer_rules.nonclaims import Skipped, set_aside
 from ragmetrics_core.judges.embedded.segment import language, sentences
 from ragmetrics_core.judges.embedded.tokens import prepare
 
 _MEMO_CHARS = 20_000
 """Pairs longer than this are read afresh each time (a cache must not keep huge texts alive)."""
-_WORD = re.compile(r"[^\W_]+(?:['’-][^\W_]+)*")
 _CLAUSE_BREAK = re.compile(r"[,;:，；：]|\bbut\b|\bно\b|但")
 _LEADING_YES_NO = re.compile(
     r"^\s*([^\W\d_]+|是的|是|对的|对|不是|不对|没有|不)\s*(?:[,.!;:，。！；：]+\s*|$)", re.IGNORECASE
@@ -32,11 +29,9 @@ _LEADING_YES_NO = re.compile(
 _NONCOMMITTAL_RE = re.compile(
     "|".join(re.escape(phrase) for phrase in sorted(lexicon.NONCOMMITTAL_PHRASES, key=len, reverse=True))
 )
-"""The first noncommittal phrase of a sentence, the longest where several start at one place (one search instead of
-a scan per phrase)."""
+"""The first noncommittal phrase of a sentence, the longest where several start at one place."""
 _QUESTION_TAIL = re.compile("[吗呢嘛]?[？?]*$")
 _BARE_VERDICT_WORDS = 3
-_HAN = re.compile("[\u4e00-\u9fff]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,11 +99,12 @@ def _complete(asked: str | None, kept: list[str], local: LanguageRules, topic: s
         return " ".join(kept), False
     first = kept[0]
     verdict = _LEADING_YES_NO.match(first)
-    if verdict is not None and _yes_or_no(verdict.group(1), local) is not None:
+    said = _yes_or_no(verdict.group(1), local) if verdict is not None else None
+    if verdict is not None and said is not None:
         rest = first[verdict.end() :].strip()
         if _is_bare(rest) and len(kept) == 1 and local.is_yes_no_question(asked):
             # A bare "Yes." / "No." asserts what the question asks (a longer answer says it in its own words).
-            made = local.statement(asked, negated=_yes_or_no(verdict.group(1), local) is False)
+            made = local.statement(asked, negated=not said)
             if made is not None:
                 return made, True
         first = rest
@@ -131,7 +127,7 @@ def _complete(asked: str | None, kept: list[str], local: LanguageRules, topic: s
 def _is_bare(rest: str) -> bool:
     """Whether what follows a "yes"/"no" adds no statement of its own ("Yes, it is.", "Нет."), unlike "Да, Москва —
     столица России" or "不，长城在中国北方"."""
-    return len(_WORD.findall(rest)) < _BARE_VERDICT_WORDS and len(_HAN.findall(rest)) < _BARE_VERDICT_WORDS
+    return len(english.answer_words(rest)) < _BARE_VERDICT_WORDS and len(HAN_RE.findall(rest)) < _BARE_VERDICT_WORDS
 
 
 def _resolve_person(sentence: str, topic: str, local: LanguageRules) -> str:
@@ -142,8 +138,7 @@ def _resolve_person(sentence: str, topic: str, local: LanguageRules) -> str:
         return sentence
     head = parts[0].casefold().strip(",")
     if head in local.PERSON_PRONOUNS:
-        possessive = head in {"his", "her"}
-        return " ".join([f"{topic}'s" if possessive else topic, *parts[1:]])
+        return " ".join([f"{topic}'s" if head in english.POSSESSIVES else topic, *parts[1:]])
     for pronoun in local.PERSON_PRONOUNS:
         if len(pronoun) == 1 and sentence.startswith(pronoun):  # Chinese: no space after the pronoun
             return topic + sentence[1:]
@@ -158,7 +153,7 @@ def _declines(sentence: str) -> bool:
     if found is None:
         return False
     after = _CLAUSE_BREAK.split(lowered[found.end() :], maxsplit=1)
-    return len(after) < 2 or len(_WORD.findall(after[1])) < 3
+    return len(after) < 2 or len(english.answer_words(after[1])) < 3
 
 
 def _question(text: str) -> str | None:
@@ -173,8 +168,4 @@ def _question(text: str) -> str | None:
 
 def _yes_or_no(word: str, local: LanguageRules) -> bool | None:
     lowered = word.casefold()
-    if lowered in local.YES:
-        return True
-    if lowered in local.NO:
-        return False
-    return None
+    return True if lowered in local.YES else False if lowered in local.NO else None

@@ -1,13 +1,12 @@
 """Claim extraction: sentences, then clauses, then list items, each made to stand on its own.
 
-What is no claim is set aside first (courtesy, remarks about the sources, hedges: :mod:`.answer_rules.nonclaims`;
-chat reactions: :mod:`.answer_rules.reactions`). A compound sentence is split where a coordinating conjunction, a
-relative pronoun or a participle opens a clause with its own predicate ("France is in Western Europe, and its
-capital is Paris"); the sentence subject is carried into clauses that lack one ("its capital" → "France's
-capital", ", known for X" → "X is known for …"). Enumerations of three or more short items become one claim per
-item. A leading pronoun is replaced by the previous sentence's subject when that subject names something
-(each language's rule in :mod:`.answer_rules`). Chinese sentences are split at their commas
-(:func:`.answer_rules.chinese.split_chinese`). Claims keep the input's language.
+What is no claim is set aside first (:mod:`.answer_rules.nonclaims`, :mod:`.answer_rules.reactions`). A compound
+sentence is split where a conjunction, a relative pronoun or a participle opens a clause with its own predicate,
+and the sentence subject is carried into clauses that lack one ("France is in Western Europe, and its capital is
+Paris" → "France's capital is Paris"). Enumerations of three or more short items become one claim per item. A
+leading pronoun takes the previous sentence's subject when that subject names something. Where clauses split and
+what ends a subject is each language's (:class:`.answer_rules.ClauseRules`); Chinese sentences are split at their
+commas (:func:`.answer_rules.chinese.split_chinese`). Claims keep the input's language.
 """
 
 from __future__ import annotations
@@ -17,7 +16,7 @@ import re
 from ragmetrics_core.construct import builder
 from ragmetrics_core.evidence import Claim
 from ragmetrics_core.judges.embedded import lexicon
-from ragmetrics_core.judges.embedded.answer_rules import english, russian
+from ragmetrics_core.judges.embedded.answer_rules import ClauseRules, english, russian
 from ragmetrics_core.judges.embedded.answer_rules.chinese import split_chinese
 from ragmetrics_core.judges.embedded.answer_rules.nonclaims import Skipped, set_aside
 from ragmetrics_core.judges.embedded.answer_rules.reactions import is_reaction, without_hedge
@@ -32,33 +31,11 @@ MAX_CLAIMS = 64
 
 _SPACE_BEFORE_PUNCT_RE = re.compile(r"\s+([,.;:!?])")
 _SPACE_BEFORE_PUNCT_TEST_RE = re.compile(r"\s[,.;:!?]")
-"""Where the pattern above matches (it ends in one of these pairs); a search for the pair is quicker than the
-substitution on the many sentences without one."""
-_EN_SPLIT_RE = re.compile(
-    r",\s+(?P<conj>and|but|while|whereas|yet|so|although|though)\s+"
-    r"|,\s+(?P<rel>which|who)\s+"
-    r"|,\s+(?P<part>" + "|".join(sorted(lexicon.EN_PARTICIPLE_OPENERS)) + r")\s+"
-    r"|\s+(?P<pron>and|but)\s+(?=(?:its|his|her|their|it|he|she|they)\s)"
-    r"|\s+(?P<verb>and|but)\s+(?=(?:"
-    + "|".join(sorted(lexicon.EN_AUXILIARIES | lexicon.EN_CLAUSE_VERBS))
-    + r")\s)",
-    re.IGNORECASE,
-)
-_RU_SPLIT_RE = re.compile(
-    r",\s+(?P<conj>а|но|однако|зато|причем|и|хотя)\s+|,\s+(?P<rel>который|которая|которое|которые|где)\s+",
-    re.IGNORECASE,
-)
+"""Where the pattern above matches: a search for the pair is quicker than the substitution."""
 _SEMICOLON_RE = re.compile(r"\s*;\s*")
-_RU_VERB_RE = re.compile(
-    r"(?:л|ла|ло|ли|лся|лась|лось|лись|ет|ит|ют|ут|ат|ят|ется|ится|ются|ятся|ено|ена|ен|ан|ана|ано)$"
-)
-_RU_PAST_RE = re.compile(r"[^\W\d_]{3,}(?:ли|ла|ло|лся|лась|лось|лись)$")
-_EN_COMMON_VERBS = lexicon.EN.set("common_verbs")
-_EN_SUBJECT_VERBS = lexicon.EN_AUXILIARIES | _EN_COMMON_VERBS
-"""The verbs that end an English sentence's subject."""
-# Participles describing a lasting state ("located in"), as opposed to a past event ("founded in").
-_STATE_PARTICIPLES = lexicon.EN.set("state_participles")
-_EN_DETERMINERS = lexicon.EN.set("determiners")
+_STOPWORDS = lexicon.EN_STOPWORDS | lexicon.RU_STOPWORDS
+_LIST_JOINERS = frozenset({"and", "or", "и", "или"})
+_CLAUSE_RULES: dict[str, ClauseRules] = {"en": english, "ru": russian}
 
 
 def extract_claims(text: str) -> list[Claim]:
@@ -92,10 +69,8 @@ def _claims(text: str) -> tuple[tuple[Claim, ...], tuple[Skipped, ...]]:
             continue  # "That is so true!" reacts to the other speaker; it asserts nothing checkable
         if lang == "zh":
             pieces, subject = split_chinese(sentence, previous_subject)
-        elif lang == "ru":
-            pieces, subject = _split_western(sentence, previous_subject, ru=True)
         else:
-            pieces, subject = _split_western(sentence, previous_subject, ru=False)
+            pieces, subject = _split_spaced(sentence, previous_subject, _CLAUSE_RULES[lang])
         for piece in pieces:
             cleaned = piece.strip(" ,;:-—")
             if (
@@ -116,14 +91,15 @@ def _only_openers(piece: str) -> bool:
     return len(words) <= 2 and all(word.casefold().strip(",.;:") in lexicon.OPENERS for word in words)
 
 
-def _split_western(sentence: str, previous_subject: str | None, *, ru: bool) -> tuple[list[str], str | None]:
+def _split_spaced(sentence: str, previous_subject: str | None, local: ClauseRules) -> tuple[list[str], str | None]:
+    """A sentence of a language that writes words apart: its claims and the subject it passes on."""
     if previous_subject is not None:
-        sentence = (russian if ru else english).resolve_leading_pronoun(sentence, previous_subject)
+        sentence = local.resolve_leading_pronoun(sentence, previous_subject)
     body = sentence.rstrip(" .!?…")
-    subject = _subject(body, ru=ru)
+    subject = _subject(body, local)
     pieces: list[str] = []
     for part in _SEMICOLON_RE.split(body) if ";" in body else (body,):
-        pieces.extend(_split_clauses(part, subject, ru=ru))
+        pieces.extend(_split_clauses(part, subject, local))
     expanded = [item for piece in pieces for item in _split_list(piece)]
     return expanded, subject if _names_something(subject) else None
 
@@ -133,20 +109,21 @@ def _names_something(subject: str | None) -> bool:
     return subject is not None and len(subject.split()) <= 8 and any(word[:1].isupper() for word in subject.split())
 
 
-def _split_clauses(part: str, subject: str | None, *, ru: bool) -> list[str]:
-    if "," not in part and (ru or ("and" not in part.lower() and "but" not in part.lower())):
-        return [part.strip()]  # every split point needs a comma, or "and"/"but" (only ASCII letters match them)
+def _split_clauses(part: str, subject: str | None, local: ClauseRules) -> list[str]:
+    lowered = part.lower()
+    if not any(cue in lowered for cue in local.SPLIT_CUES):
+        return [part.strip()]
     clauses: list[str] = []
     cursor = 0
     left = part
     pending_kind: str | None = None
     pending_word = ""
-    for match in (_RU_SPLIT_RE if ru else _EN_SPLIT_RE).finditer(part):
+    for match in local.CLAUSE_SPLIT_RE.finditer(part):
         if match.start() < cursor:
             continue
         right = part[match.end() :]
         kind = match.lastgroup or ""
-        if kind == "conj" and (_closes_list(part[cursor : match.start()]) or not _is_clause(right, ru=ru)):
+        if kind == "conj" and (_closes_list(part[cursor : match.start()]) or not _is_clause(right, local)):
             continue
         # "hot pots, which come in portions and are cheap": a verb joined to a relative clause shares its antecedent.
         chained_relative = kind == "verb" and pending_kind == "rel"
@@ -161,24 +138,21 @@ def _split_clauses(part: str, subject: str | None, *, ru: bool) -> list[str]:
             if kind == "rel":
                 clauses.append(f"{_antecedent(head)} {inner.strip()}")
             else:
-                word = match.group(kind)
-                copula = "is" if word.casefold() in _STATE_PARTICIPLES else "was"
-                clauses.append(f"{head.strip()} {copula} {word} {inner.strip()}")
+                clauses.append(english.participle_clause(head.strip(), match.group(kind), inner.strip(), None))
             part = f"{part[:match.start()]} {rest.strip()}"
-            return [*clauses, *_split_clauses(part[cursor:], subject, ru=ru)]
-        clauses.append(_complete(part[cursor : match.start()], pending_kind, pending_word, subject, left, ru=ru))
+            return [*clauses, *_split_clauses(part[cursor:], subject, local)]
+        clauses.append(_complete(part[cursor : match.start()], pending_kind, pending_word, subject, left, local))
         if not chained_relative:
             left = part[cursor : match.start()]
         pending_kind, pending_word = kind, match.group(kind)
         cursor = match.end()
-    clauses.append(_complete(part[cursor:], pending_kind, pending_word, subject, left, ru=ru))
+    clauses.append(_complete(part[cursor:], pending_kind, pending_word, subject, left, local))
     return clauses
 
 
 def _inserted_clause(right: str) -> tuple[str, str]:
     """An inserted clause and what follows its closing comma. A place written with commas ("located in Santa
-    Barbara, CA, is …", "in Paris, France, was …") stays in the clause: a segment of one or two capitalised
-    words between commas continues it."""
+    Barbara, CA, is …") stays in the clause: a segment of one or two capitalised words between commas continues it."""
     inner, _, rest = right.partition(",")
     while True:
         segment, comma, after = rest.partition(",")
@@ -188,7 +162,7 @@ def _inserted_clause(right: str) -> tuple[str, str]:
         inner, rest = f"{inner},{segment}", after
 
 
-def _complete(clause: str, kind: str | None, word: str, subject: str | None, left: str, *, ru: bool) -> str:
+def _complete(clause: str, kind: str | None, word: str, subject: str | None, left: str, local: ClauseRules) -> str:
     """Make a clause stand alone by giving it the subject it lost when the sentence was split."""
     clause = clause.strip()
     if kind is None or not clause:
@@ -197,16 +171,14 @@ def _complete(clause: str, kind: str | None, word: str, subject: str | None, lef
         return f"{_antecedent(left)} {clause}".strip()
     if subject is None:
         return clause
-    if kind == "part":
-        copula = "was" if re.search(r"\b(?:was|were)\b", left, re.IGNORECASE) else "is"
-        return f"{subject} {copula} {word} {clause}"
+    if kind == "part":  # only English splits at participles
+        return english.participle_clause(subject, word, clause, left)
     words = clause.split()
     first = words[0].casefold()
-    pronouns = lexicon.RU_PRONOUN_SUBJECTS if ru else lexicon.EN_PRONOUN_SUBJECTS
-    if first in pronouns:
-        replacement = f"{subject}'s" if first in {"its", "his", "her", "their"} and not ru else subject
+    if first in local.PRONOUN_SUBJECTS:
+        replacement = f"{subject}'s" if first in local.POSSESSIVES else subject
         return " ".join([replacement, *words[1:]])
-    if _starts_with_verb(words, ru=ru):
+    if local.starts_with_verb(words):
         return f"{subject} {clause}"
     return clause
 
@@ -217,48 +189,16 @@ def _closes_list(left: str) -> bool:
     return bool(comma) and bool(head.strip()) and len(last_item.split()) <= 4
 
 
-def _is_clause(right: str, *, ru: bool) -> bool:
+def _is_clause(right: str, local: ClauseRules) -> bool:
     words = right.split()
-    if len(words) < 2:
-        return False
-    head = [word.casefold().strip(",.") for word in words[:7]]
-    if ru:
-        return head[0] in lexicon.RU_PRONOUN_SUBJECTS or any(
-            _RU_VERB_RE.search(word) or word in lexicon.RU_COPULAS or word == "—" for word in head
-        )
-    if head[0] in lexicon.EN_PRONOUN_SUBJECTS or head[0] in {"there", "i", "we", "you"}:
-        return True
-    if any(word in lexicon.EN_AUXILIARIES or word in _EN_COMMON_VERBS for word in head):
-        return True
-    if any(_is_english_verb(word, head[index - 1]) for index, word in enumerate(head[1:5], start=1)):
-        return True  # "…, and the Sydney Opera House opened in 1973": a past form after its subject
-    if len(words) >= 3 and words[0][:1].islower() and head[0] not in lexicon.EN_STOPWORDS:
-        return head[0] not in _EN_DETERMINERS and (head[0].endswith(("ed", "s")) or len(words) >= 4)
-    return False
+    return len(words) >= 2 and local.opens_clause(words, [word.casefold().strip(",.") for word in words[:7]])
 
 
-def _starts_with_verb(words: list[str], *, ru: bool) -> bool:
-    first = words[0].casefold()
-    if ru:
-        if len(words) > 1 and _RU_PAST_RE.search(words[1].casefold()):
-            return False  # "роман опубликовали …": a noun in "-ан" with its own verb after it is the subject
-        return bool(_RU_VERB_RE.search(first)) or first in lexicon.RU_COPULAS
-    if first in lexicon.EN_AUXILIARIES or first in _EN_COMMON_VERBS:
-        return True
-    return words[0][:1].islower() and first not in lexicon.EN_STOPWORDS and first not in _EN_DETERMINERS
-
-
-def _subject(body: str, *, ru: bool) -> str | None:
+def _subject(body: str, local: ClauseRules) -> str | None:
     """The words before the first verb of a sentence, when they come early enough to be its subject."""
-    words = body.split()  # the same words as ``\S+`` finds
+    words = body.split()
     for index, word in enumerate(words[:12]):
-        lower = word.casefold().strip(",")
-        is_verb = (
-            lower in lexicon.RU_COPULAS or lower == "—" or (bool(_RU_VERB_RE.search(lower)) and index > 0)
-            if ru
-            else _is_english_verb(lower, words[index - 1] if index else "")
-        )
-        if is_verb:
+        if local.is_verb(word.casefold().strip(","), words[index - 1] if index else ""):
             if index == 0:
                 return None
             head = _after_opening_phrase(words[:index])
@@ -267,35 +207,18 @@ def _subject(body: str, *, ru: bool) -> str | None:
                     head = head[: position + 1]  # "Paris, the capital of France, is …": the subject is Paris
                     break
             subject = " ".join(head).strip(",")
-            if not subject:
-                return None
-            first = head[0].casefold()
-            if first in (lexicon.RU_PRONOUN_SUBJECTS if ru else lexicon.EN_PRONOUN_SUBJECTS):
+            if not subject or head[0].casefold() in local.PRONOUN_SUBJECTS:
                 return None
             return subject
     return None
 
 
-_NOT_BEFORE_A_VERB = _EN_DETERMINERS | lexicon.EN_AUXILIARIES | lexicon.EN_STOPWORDS
-"""Words after which an "-ed" form is an adjective or a participle, not the verb that ends a subject."""
-
-
-def _is_english_verb(lower: str, before: str) -> bool:
-    """A listed verb, or a past form in "-ed" after a noun ("Queen Margrethe turned 80", "the motorist rammed
-    …"). After a determiner, an auxiliary or a preposition an "-ed" form is an adjective or a participle ("the
-    reported case")."""
-    if not lower.endswith("ed"):
-        return lower in _EN_SUBJECT_VERBS
-    return (lower in _EN_SUBJECT_VERBS or len(lower) > 4) and before.casefold() not in _NOT_BEFORE_A_VERB
-
-
 def _after_opening_phrase(head: list[str]) -> list[str]:
-    """``head`` without an opening phrase set off by commas: a connective ("However,", "Overall,", "Однако,"), a
-    phrase opening with a preposition ("In 1889,", "After the war,") or a participle ("Known for its breakfast,
-    brunch and dishes, this diner is …"), which is never the subject. The phrase runs to the last comma before
-    the verb, as its own list or place ("In Paris, France,") has commas too."""
+    """``head`` without an opening phrase set off by commas ("However,", "In 1889,", "Known for its breakfast,
+    brunch and dishes, this diner is …"), never the subject; it runs to the last comma before the verb, as its own
+    list or place has commas too."""
     opening = head[0].casefold().strip(",")
-    if opening not in lexicon.OPENERS and opening not in lexicon.EN_PARTICIPLE_OPENERS:
+    if opening not in lexicon.OPENERS and opening not in english.PARTICIPLE_OPENERS:
         return head
     last_comma = max((position for position, word in enumerate(head) if word.endswith(",")), default=-1)
     return head[last_comma + 1 :] if last_comma >= 0 else head
@@ -306,7 +229,7 @@ def _antecedent(left: str) -> str:
     words = left.split()
     tail: list[str] = []
     for word in reversed(words[-4:]):
-        if tail and word.casefold() in lexicon.EN_STOPWORDS | lexicon.RU_STOPWORDS:
+        if tail and word.casefold() in _STOPWORDS:
             break
         tail.insert(0, word)
     return " ".join(tail)
@@ -318,7 +241,7 @@ def _split_list(clause: str) -> list[str]:
         return [clause]  # fewer than three parts: most clauses, told without splitting
     parts = [part.strip() for part in clause.split(",")]
     last_words = parts[-1].split()
-    if not last_words or last_words[0].casefold() not in {"and", "or", "и", "или"}:
+    if not last_words or last_words[0].casefold() not in _LIST_JOINERS:
         return [clause]
     middle = parts[1:-1]
     if any(len(item.split()) > 4 or not item for item in middle):
@@ -335,7 +258,7 @@ def _split_list(clause: str) -> list[str]:
         # "West pleaded no contest and received probation, service, and a fine": the first predicate is a claim of
         # its own, and each item shares only the subject and the verb governing the list.
         claims.append(" ".join(prefix_words[:-2]))
-        subject = _subject(claims[0], ru=joiner == "и")
+        subject = _subject(claims[0], russian if joiner == "и" else english)
         if subject is not None:
             prefix_words = [subject, prefix_words[-1]]
     prefix = " ".join(prefix_words)
@@ -355,9 +278,9 @@ def _first_item_length(head_words: list[str], middle: list[str]) -> int:
         if 0 < length < len(head_words):
             return length
     for position in range(len(head_words) - 2, 0, -1):
-        # Not _is_english_verb: in a list's head the verb may follow a pronoun or "and" ("She visited …", "… and
+        # Not english.is_verb: in a list's head the verb may follow a pronoun or "and" ("She visited …", "… and
         # received …"), which that test, made to find where a subject ends, refuses.
         word = head_words[position].casefold()
-        if word in _EN_SUBJECT_VERBS or (len(word) > 4 and word.endswith("ed")):
+        if word in english.SUBJECT_VERBS or (len(word) > 4 and word.endswith("ed")):
             return len(head_words) - position - 1
     return 1

@@ -11,6 +11,7 @@ import re
 from collections.abc import Sequence
 
 from ragmetrics_core.judges.embedded import lexicon
+from ragmetrics_core.judges.embedded.answer_rules.chinese import HAN_RE
 from ragmetrics_core.judges.embedded.knobs import KNOBS
 from ragmetrics_core.judges.embedded.scan import matches_at, searcher
 from ragmetrics_core.judges.embedded.segment import sentences
@@ -30,7 +31,6 @@ DATE_RE = re.compile(
     r"|\d{3,4}\s*年(?:\s*\d{1,2}\s*月(?:\s*\d{1,2}\s*日)?)?",
     re.IGNORECASE,
 )
-_HAN_RE = re.compile("[\u4e00-\u9fff]")
 _ASCII_MONTHS = frozenset(month for month in lexicon.MONTHS if month.isascii())
 _ASCII_MONTH_NAMES = tuple(sorted(_ASCII_MONTHS))
 _ASCII_WORD_RE = re.compile(r"\w+", re.ASCII)
@@ -68,7 +68,7 @@ def _sentence_entities(sentence: str) -> list[str]:
     for match in dates(sentence):
         spans.append((match.start(), match.group(0).strip()))
         taken.append(match.span())
-    has_cjk = not sentence.isascii() and _HAN_RE.search(sentence) is not None
+    has_cjk = not sentence.isascii() and HAN_RE.search(sentence) is not None
     if has_cjk:
         spans.extend(_zh_entities(sentence, taken))
     else:
@@ -86,8 +86,7 @@ def _sentence_entities(sentence: str) -> list[str]:
 
 
 def number_units(sentence: str) -> list[re.Match[str]]:
-    """``NUMBER_UNIT_RE``'s matches, tried only at digits: the pattern opens with a look-behind, so ``re`` tries it
-    at every position, while a search for a digit skips to the few places a match can start."""
+    """``NUMBER_UNIT_RE``'s matches, tried only at digits (``re`` would try its opening look-behind everywhere)."""
     return matches_at(NUMBER_UNIT_RE, sentence, _next_digit)
 
 
@@ -95,11 +94,9 @@ _next_digit = searcher(re.compile(r"\d"))
 
 
 def dates(sentence: str) -> list[re.Match[str]]:
-    """``DATE_RE``'s matches. Each of its patterns needs a whole month word (or 年), and trying the long
-    case-insensitive alternation at every position is the costliest step of entity extraction; an ASCII
-    sentence (where ignoring case is plain ASCII lower-casing) without a month word cannot match. A month word
-    needs the month's name somewhere in the text: twelve substring tests rule most sentences out before the
-    word scan."""
+    """``DATE_RE``'s matches. Each of its patterns needs a whole month word (or 年), and the long case-insensitive
+    alternation tried at every position is the costliest step of entity extraction: twelve substring tests and a
+    word scan rule most ASCII sentences out first."""
     if sentence.isascii():
         lowered = sentence.lower()
         if not any(map(lowered.__contains__, _ASCII_MONTH_NAMES)) or _ASCII_MONTHS.isdisjoint(
@@ -111,10 +108,8 @@ def dates(sentence: str) -> list[re.Match[str]]:
 
 def capitalised_spans(sentence: str, taken: list[tuple[int, int]]) -> list[tuple[int, str]]:
     if sentence[1:].islower() and not sentence[:2].isupper():
-        # No upper-case letter after the first character (``islower`` is false at any upper- or title-case one),
-        # so only the first word can be capitalised, and alone. Alone at the start it counts only in capitals
-        # ("NASA"), which needs a second character that is upper-case or uncased: ``sentence[:2].isupper()``.
-        # Most sentences of chat and of plain prose end here, before the costly word scan.
+        # No upper-case letter after the first character: only the first word can be capitalised, and alone it
+        # counts only in capitals ("NASA"). Most sentences of chat and plain prose end here, before the word scan.
         return []
     return word_spans(sentence, taken)
 

@@ -1,10 +1,9 @@
 """Questions a response could be answering, noncommittal detection, and question similarity.
 
-Without a language model, a question is made from each claim by removing its answer slot: the phrase after
-the verb ("France is located in Western Europe" → "Where is France located?", "France's capital is Paris" →
-"What is France's capital?"). The question word follows the removed phrase (a place → where, a year → when,
-a number → how many). Similarity is the cosine of the content-term sets of two questions, with the question
-word as one more term, so a question asking only half of what the user asked scores well below 1.
+Without a language model, a question is made from each claim by removing its answer slot (each language's rule in
+:mod:`.answer_rules`); the question word follows the removed phrase (a place → where, a year → when, a number → how
+many). Similarity is the cosine of the content-term sets of two questions, with the question word as one more term,
+so a question asking only half of what the user asked scores well below 1.
 """
 
 from __future__ import annotations
@@ -15,7 +14,8 @@ import re
 from ragmetrics_core.construct import builder
 from ragmetrics_core.evidence import Claim, GeneratedQuestion
 from ragmetrics_core.judges.embedded import lexicon
-from ragmetrics_core.judges.embedded.answer_rules import english
+from ragmetrics_core.judges.embedded.answer_rules import chinese, english, russian
+from ragmetrics_core.judges.embedded.answer_rules.chinese import HAN_RE, YEAR_RE
 from ragmetrics_core.judges.embedded.answer_rules.nonclaims import set_aside
 from ragmetrics_core.judges.embedded.claims import extract_claims
 from ragmetrics_core.judges.embedded.knobs import KNOBS
@@ -26,19 +26,19 @@ from ragmetrics_core.judges.embedded.tokens import prepare
 CLAIMS_PER_QUESTION = KNOBS.claims_per_question
 _new_question = builder(GeneratedQuestion)
 _NONCOMMITTAL_SENTENCES = 2
-_YEAR_RE = re.compile(r"(?<!\d)(?:1\d{3}|20\d{2})(?!\d)")
 _NUMBER_RE = re.compile(r"\d")
 _ZH_QUESTION_WORDS = sorted((word for word in lexicon.QUESTION_WORDS if not word.isascii() and
                              all("\u4e00" <= char <= "\u9fff" for char in word)), key=len, reverse=True)
 _WORD_SPLIT_RE = re.compile(r"[^\W_]+(?:['\-][^\W_]+)*")
-_RU_VERB_RE = re.compile(r"(?:ла|ло|ли|ен|ена|ено|ены|ан|ана|ано|аны|ет|ит|ется|ится)$")
+_ASCII_NONCOMMITTAL = tuple(phrase for phrase in lexicon.NONCOMMITTAL_PHRASES if phrase.isascii())
+"""The phrases an ASCII text can hold: the Russian and Chinese ones are not even looked for in English."""
+_ASCII_NONCOMMITTAL_CUES = tuple(sorted({max(phrase.split(), key=len) for phrase in _ASCII_NONCOMMITTAL}))
+"""The longest word of every English noncommittal phrase: a text holds a phrase only if it holds one of these."""
 
 
 def is_noncommittal(response: str) -> bool:
-    """Whether the response declines to answer ("I don't know", "не знаю", "我不知道", ...).
-
-    A hedge counts in the first sentence of any response and anywhere in a response of at most two sentences.
-    """
+    """Whether the response declines to answer ("I don't know", "не знаю", "我不知道"): a hedge in its first sentence,
+    or anywhere in a response of at most two sentences."""
     if not response or not response.strip():
         return False
     # Courtesy is no answer: "… Not sure that helps!" closes an answer, and "I'm not sure, but I think X" states X.
@@ -58,30 +58,22 @@ def is_noncommittal(response: str) -> bool:
     return any(phrase in normalized for phrase in phrases)
 
 
-_ASCII_NONCOMMITTAL = tuple(phrase for phrase in lexicon.NONCOMMITTAL_PHRASES if phrase.isascii())
-"""The phrases an ASCII text can hold: the Russian and Chinese ones are not even looked for in English."""
-_ASCII_NONCOMMITTAL_CUES = tuple(sorted({max(phrase.split(), key=len) for phrase in _ASCII_NONCOMMITTAL}))
-"""The longest word of every English noncommittal phrase: a text holds a phrase only if it holds one of these,
-which half as many substring tests tell."""
-
-
 def generate_questions(response: str, n_questions: int) -> list[GeneratedQuestion]:
     """``n_questions`` questions, each covering up to three claims, rotating which claims come first."""
     if not response or not response.strip():
         return []
-    noncommittal = is_noncommittal(response)
-    if noncommittal:
+    if is_noncommittal(response):
         # The question a hedge leaves open is what remains once the hedge is removed.
         return [GeneratedQuestion(text=_without_hedge(response), noncommittal=True)] * n_questions
     claims = extract_claims(response)
     if not claims:
-        return [GeneratedQuestion(text=response.strip(), noncommittal=noncommittal)] * n_questions
+        return [GeneratedQuestion(text=response.strip(), noncommittal=False)] * n_questions
     per_claim = [_question(claim) for claim in claims]
     questions: list[GeneratedQuestion] = []
     for variant in range(n_questions):
         start = variant % len(per_claim)
         chosen = (per_claim[start:] + per_claim[:start])[:CLAIMS_PER_QUESTION]
-        questions.append(_new_question({"text": _join(chosen), "noncommittal": noncommittal}))
+        questions.append(_new_question({"text": _join(chosen), "noncommittal": False}))
     return questions
 
 
@@ -99,7 +91,7 @@ def _without_hedge(response: str) -> str:
 def _join(questions: list[str]) -> str:
     if len(questions) == 1:
         return questions[0]
-    if any(_is_cjk_text(question) for question in questions):
+    if any(not question.isascii() and HAN_RE.search(question) for question in questions):
         return "".join(question.rstrip("?？") + "，" for question in questions[:-1]) + questions[-1]
     joined = " and ".join(question.rstrip("?") for question in questions[:-1])
     last = questions[-1]
@@ -110,89 +102,22 @@ def _question(claim: Claim) -> str:
     text = claim.text.strip().rstrip(".!?。！？")
     lang = language(text)
     if lang == "zh":
-        return _zh_question(text)
-    words = text.split()
+        return chinese.ask(text)
     if lang == "ru":
-        return _ru_question(words)
-    return _en_question(words)
+        return russian.ask(text.split(), answer_kind)
+    return english.ask(text.split(), answer_kind)
 
 
-def _en_question(words: list[str]) -> str:
-    for index, word in enumerate(words[:12]):
-        if word.casefold() in lexicon.EN_AUXILIARIES and index > 0:
-            subject = " ".join(words[:index])
-            rest = words[index + 1 :]
-            verb = word.casefold()
-            if rest and (rest[0].endswith("ed") or rest[0].casefold() in lexicon.EN_PARTICIPLE_OPENERS):
-                answer = rest[1:]
-                return f"{_wh(answer, english=True).capitalize()} {verb} {subject} {rest[0]}?"
-            if len(rest) > 1 and rest[0].casefold() == "the" and verb in {"is", "was", "are", "were"}:
-                # "Canberra is the capital of Australia": the definite description is what is asked about.
-                return f"What {verb} {' '.join(rest)}?"
-            return f"{_wh(rest, english=True).capitalize()} {verb} {subject}?"
-    for index, word in enumerate(words[1:12], start=1):
-        if english.has_verb(" ".join(words[index - 1 : index + 1])):
-            # No auxiliary: the verb itself ends the subject ("Jørn Utzon designed the Sydney Opera House" → "Who
-            # designed the Sydney Opera House?", "The house opened in 1973" → "When the house opened?").
-            subject, rest = " ".join(words[:index]), words[index + 1 :]
-            wh = _wh(rest, english=True)
-            if wh == "what" and english.names_someone(subject):
-                return f"Who {word} {' '.join(rest)}?"
-            return f"{wh.capitalize()} {subject} {word}?"
-    return f"What about {' '.join(words)}?"
-
-
-def _ru_question(words: list[str]) -> str:
-    for index, word in enumerate(words[:12]):
-        lower = word.casefold()
-        if index > 0 and (lower in lexicon.RU_COPULAS or _RU_VERB_RE.search(lower)):
-            subject = " ".join(words[:index])
-            rest = words[index + 1 :]
-            if rest and _RU_VERB_RE.search(rest[0].casefold()):
-                return f"{_wh(rest[1:], english=False).capitalize()} {lower} {rest[0]} {subject}?"
-            return f"{_wh(rest, english=False).capitalize()} {lower} {subject}?"
-    return "Что известно о том, что " + " ".join(words) + "?"
-
-
-def _wh(answer: list[str], *, english: bool) -> str:
+def answer_kind(answer: list[str]) -> str:
+    """What an answer slot holds, as the English question word that asks for it."""
     text = " ".join(answer)
-    if _YEAR_RE.search(text):
-        return "when" if english else "когда"
+    if YEAR_RE.search(text):
+        return "when"
     if _NUMBER_RE.search(text):
-        return "how many" if english else "сколько"
+        return "how many"
     if answer and answer[0].casefold() in lexicon.PLACE_PREPOSITIONS and len(answer) > 1 and answer[1][:1].isupper():
-        return "where" if english else "где"
-    return "what" if english else "что"
-
-
-def _zh_question(text: str) -> str:
-    if _YEAR_RE.search(text):
-        return _YEAR_RE.split(text, maxsplit=1)[0].rstrip() + "哪一年?"
-    number = _ZH_AMOUNT_RE.search(text)
-    if number is not None:  # "故宫有9999间房屋" → "故宫有多少间房屋?", "长城全长约21196公里" → "长城全长约多长?"
-        unit = _ZH_LENGTH_UNIT_RE.match(text, number.end())
-        if unit is not None:
-            return text[: number.start()] + "多长" + text[unit.end() :] + "?"
-        return text[: number.start()] + "多少" + text[number.end() :] + "?"
-    subject, copula, described = text.partition("是")
-    if copula and subject and len(described) > len(subject):
-        return described.rstrip("的") + "是什么?"  # "北京是中国的首都" → "中国的首都是什么?"
-    for verb, word in (("位于", "哪里"), ("在", "哪里"), ("是", "什么")):
-        position = text.find(verb)
-        if position > 0:
-            return text[:position] + verb + word + "?"
-    return text + "吗?"
-
-
-_ZH_AMOUNT_RE = re.compile(r"\d[\d,.]*")
-_ZH_LENGTH_UNIT_RE = re.compile("公里|千米|厘米|毫米|英里|米")
-
-
-def _is_cjk_text(text: str) -> bool:
-    return not text.isascii() and _HAN_RE.search(text) is not None
-
-
-_HAN_RE = re.compile("[\u4e00-\u9fff]")
+        return "where"
+    return "what"
 
 
 def _features(text: str) -> set[str]:

@@ -1,11 +1,8 @@
 """Whom a sentence speaks of: relation checks that a bag of matched words cannot make.
 
-A role the claim gives its name ("Sydney is the capital of Australia") that a sentence gives another name
-(:func:`role_given_to_another`) or for which it gives the name another role (:func:`another_role`); a claim's
-subject that a sentence names only as the owner of a relative (:func:`said_of_a_relative`); a sentence about
-another subject, whose numbers are not said of the claim's (:func:`about_another_subject`). Roles are also read in
-Russian ("Канберра — столица Австралии", "X является столицей Y") and Chinese ("堪培拉是澳大利亚的首都"); the
-relative check reads English "X's N" only. Parses are memoised per text: a premise sentence meets many claims.
+Roles ("X is the R") are read in English, Russian ("Канберра — столица Австралии") and Chinese
+("堪培拉是澳大利亚的首都"); the relative check reads English "X's N" only. Parses are memoised per text: a premise
+sentence meets many claims.
 """
 
 from __future__ import annotations
@@ -16,6 +13,7 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from ragmetrics_core.judges.embedded import lexicon
+from ragmetrics_core.judges.embedded.answer_rules.chinese import HAN_RE
 from ragmetrics_core.judges.embedded.knobs import KNOBS
 from ragmetrics_core.judges.embedded.terms import Terms, terms
 from ragmetrics_core.judges.embedded.tokens import word_key
@@ -55,13 +53,26 @@ _ZH_START = r"(?:^|(?<=[,;:]))"
 _ZH_END = r"(?=[,;:.!?。]|$)"
 _ZH_NAME_IS_ROLE_RE = re.compile(rf"{_ZH_START}(?P<name>{_ZH_NAME})(?:是|为)(?P<role>{_ZH_ROLE}){_ZH_END}")
 _ZH_ROLE_IS_NAME_RE = re.compile(rf"{_ZH_START}(?P<role>{_ZH_ROLE}?)是(?P<name>{_ZH_NAME}){_ZH_END}")
-_CJK_RE = re.compile(r"[\u4e00-\u9fff]")
 _CYRILLIC_RE = re.compile(r"[а-яёА-ЯЁ]")
 _OWNED_AFTER_RE = re.compile(r"['’]s\s+([a-z]+)")
 
 
 MAX_RELATION_CHARS = 2_000
-"""Sentences longer than this are not read for relations (documented cap; claims are cut at 2,000 characters)."""
+"""Sentences longer than this are not read for relations: a "sentence" that long is a list or garbage (documented
+cap)."""
+_BACK_REFERENCE_RE = re.compile(
+    "|".join(
+        re.escape(word) if HAN_RE.match(word) else rf"(?<!\w){re.escape(word)}(?!\w)"
+        for word in sorted(lexicon.BACK_REFERENCES, key=len, reverse=True)
+    )
+)
+_MONTH_KEYS = frozenset(map(word_key, lexicon.MONTHS))
+"""A date opening a sentence is when, not whom it speaks of ("In July 2013, …")."""
+_REPORTED_RE = re.compile(
+    "|".join(rf"(?<!\w){re.escape(words)}(?!\w)" for words in lexicon.EN.sequence("reporting_words")), re.IGNORECASE
+)
+"""A sentence that reports someone's words ("X says …", "…, X reported"): its opening name is the speaker, not what
+the number is said of. English only."""
 
 
 class _Identity(NamedTuple):
@@ -76,11 +87,10 @@ class _Identity(NamedTuple):
 
 @lru_cache(maxsize=4096)
 def _identities(text: str) -> tuple[_Identity, ...]:
-    """Every "X is the R" and "the R is X" of a text whose name and role both carry content. A text longer than
-    :data:`MAX_RELATION_CHARS` is not read (a "sentence" that long is a list or garbage, not a statement)."""
+    """Every "X is the R" and "the R is X" of a text whose name and role both carry content."""
     if len(text) > MAX_RELATION_CHARS:
         return ()
-    chinese = _CJK_RE.search(text) is not None
+    chinese = HAN_RE.search(text) is not None
     if chinese:
         patterns = (_ZH_NAME_IS_ROLE_RE, _ZH_ROLE_IS_NAME_RE)
     elif _CYRILLIC_RE.search(text) is not None:
@@ -94,7 +104,7 @@ def _identities(text: str) -> tuple[_Identity, ...]:
             if pattern is _RU_ROLE_IS_NAME_RE:  # "Столица Австралии — Канберра": the role opens the sentence
                 role = role[:1].lower() + role[1:]
             role_keys = _content_keys(role)
-            if role_keys and _has_content(name):
+            if role_keys and terms(name).total > 0:
                 if chinese:  # the relation is the noun after the last 的 ("澳大利亚的首都" → 首都)
                     relation = _content_keys(role.rpartition("的")[2])
                 else:
@@ -114,11 +124,7 @@ def _subject(text: str) -> str | None:
     match = _NAME_RE.match(text.lstrip())
     if match is None or _OWNED_AFTER_RE.match(text.lstrip(), match.end()) is not None:
         return None  # "Walmart's stance …" speaks of the stance
-    return match.group(0) if _has_content(match.group(0)) else None
-
-
-def _has_content(name: str) -> bool:
-    return terms(name).total > 0
+    return match.group(0) if terms(match.group(0)).total > 0 else None
 
 
 def role_given_to_another(claim: Terms, units: Sequence[Terms]) -> str | None:
@@ -186,23 +192,6 @@ def _owned_only(word: str, text: str) -> bool:
     return True
 
 
-_BACK_REFERENCE_RE = re.compile(
-    "|".join(
-        re.escape(word) if _CJK_RE.match(word) else rf"(?<!\w){re.escape(word)}(?!\w)"
-        for word in sorted(lexicon.BACK_REFERENCES, key=len, reverse=True)
-    )
-)
-
-
-_MONTH_KEYS = frozenset(map(word_key, lexicon.MONTHS))
-"""A date opening a sentence is when, not whom it speaks of ("In July 2013, …")."""
-_REPORTED_RE = re.compile(
-    "|".join(rf"(?<!\w){re.escape(words)}(?!\w)" for words in lexicon.EN.sequence("reporting_words")), re.IGNORECASE
-)
-"""A sentence that reports someone's words ("X says …", "…, X reported"): its opening name is the speaker, not what
-the number is said of. English only."""
-
-
 def claim_subject(claim: Terms) -> tuple[str, ...]:
     """The keys of the capitalised words a claim's content opens with, its subject ("The Eiffel Tower was …" →
     eiffel, tower); empty when the claim opens otherwise ("He died in 2018", "In 2019, X …") or is Chinese."""
@@ -219,13 +208,9 @@ def claim_subject(claim: Terms) -> tuple[str, ...]:
 
 def about_another_subject(subject: tuple[str, ...], claim: Terms, unit: Terms) -> bool:
     """Whether the premise sentence ``unit`` speaks of another subject than the claim whose
-    :func:`claim_subject` is ``subject``: it opens with a subject of its own that the claim does not name, names
-    someone or something the claim does not name, mentions none of the claim's names, reports no one's words and
-    points back to nothing with a pronoun ("The Statue of Liberty was dedicated in 1886" for "The Eiffel Tower was
-    completed in 1886"; not "Queen Elizabeth II opened it in 1973" for "The Sydney Opera House opened in 1973", nor
-    "In July 2013, Marseille detectives …", "The couple married in 2009 …" or "Attorney Andrew Spinnell says the
-    couple married in 2009" for a claim about the couple). Names are capitalised content words (a sentence's first
-    word included: whether it is a name cannot be told from the sentence alone)."""
+    :func:`claim_subject` is ``subject`` ("The Statue of Liberty was dedicated in 1886" for "The Eiffel Tower was
+    completed in 1886"). Names are capitalised content words (a sentence's first word included: whether it is a name
+    cannot be told from the sentence alone)."""
     if not unit.proper:
         return False
     weights = unit.weights

@@ -27,19 +27,22 @@ BOUNDARY_RE = re.compile(
     rf"((?<![.!?…])[.!?…]+[{_CLOSERS}]*)(\s+)|((?<![。！？；!?;])[。！？；!?;]+[{_CLOSERS}]*)\s*"
 )
 _MARK_RE = re.compile("[.!?…。！？；;]")
-"""Where a boundary can start (the first characters of both branches above). ``re`` scans for one character
-class quickly, but tries the two-branch pattern at every position: finding candidates first is several times
-faster on prose."""
+"""Where a boundary can start: ``re`` scans for one character class quickly, but tries the two-branch pattern at
+every position."""
 _MARKS_BUT_PERIOD = "!?…。！？；;"
 """The characters of ``_MARK_RE`` other than the period: a paragraph without them has boundaries at periods only."""
 _ASCII_MARKS_BUT_PERIOD = "".join(mark for mark in _MARKS_BUT_PERIOD if mark.isascii())
-"""The only ones an ASCII paragraph can hold."""
 _OPENERS = "\"'«“‘([「『（【"
 _LIST_ITEM_RE = re.compile(r"^\s*(?:[-*•·–—]|\d{1,3}[.)]|[a-zA-Zа-яА-Я][.)])\s+")
 _LINE_END_RE = re.compile(rf"[.!?:;…。！？；：][{_CLOSERS}]*\s*$")
-
-
 _INITIALS_RE = re.compile(r"(?:[^\W\d_]\.)*[^\W\d_]")
+_QUOTE_END_RE = re.compile(r"""(['"”’])(?<![\s,.!?]['"”’])\s+[A-Z][a-z]""")
+"""A quotation closed without a period before a capitalised word ("… as 'unreasonable' One parent said …"): news
+highlights and bullet lists joined without their periods. It ends a sentence when its opening quote follows a space
+(or starts the piece): an apostrophe ("the players' Union") opens nothing."""
+_OPENING_QUOTE = {"'": "'", '"': '"', "”": "“", "’": "‘"}
+_MAX_QUOTATION = 300
+"""Characters looked back for the opening quote (a headline's quotation is short)."""
 
 
 def sentences(text: str) -> list[str]:
@@ -101,15 +104,6 @@ def split_paragraph(paragraph: str) -> list[str]:
     if _QUOTE_END_RE.search(paragraph) is not None:
         return [part for piece in pieces for part in _split_after_quotes(piece)]
     return pieces
-
-
-_QUOTE_END_RE = re.compile(r"""(['"”’])(?<![\s,.!?]['"”’])\s+[A-Z][a-z]""")
-"""A quotation closed without a period before a capitalised word ("… as 'unreasonable' One parent said …"): news
-highlights and bullet lists joined without their periods. It ends a sentence when its opening quote follows a space
-(or starts the piece): an apostrophe ("the players' Union") opens nothing."""
-_OPENING_QUOTE = {"'": "'", '"': '"', "”": "“", "’": "‘"}
-_MAX_QUOTATION = 300
-"""Characters looked back for the opening quote (a headline's quotation is short)."""
 
 
 def _split_after_quotes(piece: str) -> list[str]:

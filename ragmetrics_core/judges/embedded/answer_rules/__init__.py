@@ -1,12 +1,11 @@
-"""How an answer is written, language by language: what is not a claim, what a fragment says, what "it" means.
-
-Each language's rules live in a module of its own (:mod:`.english`, :mod:`.russian`, :mod:`.chinese`), each
-with the same functions, so :func:`rules` picks one by the language of the question; the phrases that are not
-claims are data files (``nonclaims_<lang>.json``) read by :mod:`.nonclaims`.
+"""How an answer is written, language by language: each language's rules in a module of its own (:mod:`.english`,
+:mod:`.russian`, :mod:`.chinese`) with the same names, its word lists in ``nonclaims_<lang>.json``; the modules
+beside them (:mod:`.nonclaims`, :mod:`.reactions`, :mod:`..claims`, :mod:`..answers`) are language-neutral.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Protocol
 
 from ragmetrics_core.judges.embedded.answer_rules import chinese, english, russian
@@ -27,6 +26,20 @@ class LanguageRules(Protocol):
     def statement(self, question: str, *, negated: bool) -> str | None: ...
     def names_someone(self, text: str) -> bool: ...
     def resolve_things(self, text: str, name: str) -> str: ...
+
+
+class ClauseRules(Protocol):
+    """What claim extraction reads of a language that writes words apart (English, Russian)."""
+
+    CLAUSE_SPLIT_RE: re.Pattern[str]
+    SPLIT_CUES: tuple[str, ...]
+    PRONOUN_SUBJECTS: frozenset[str]
+    POSSESSIVES: frozenset[str]
+
+    def is_verb(self, lower: str, before: str) -> bool: ...
+    def opens_clause(self, words: list[str], head: list[str]) -> bool: ...
+    def starts_with_verb(self, words: list[str]) -> bool: ...
+    def resolve_leading_pronoun(self, sentence: str, previous_subject: str) -> str: ...
 
 
 _BY_LANGUAGE: dict[str, LanguageRules] = {"en": english, "ru": russian, "zh": chinese}

@@ -1,15 +1,15 @@
-"""Chinese: what a question asks about, when an answer is a fragment, and the statement a fragment makes.
+"""Chinese: what a question asks about, what a fragment answer states, where a sentence splits into claims.
 
-A fragment is short and has no verb ("1889年。", "约恩·乌松。"); it takes the place of the question word ("谁设计了
-悉尼歌剧院?" → "约恩·乌松设计了悉尼歌剧院。"), a count keeping its measure word ("故宫有多少个房间?" + "9999" →
-"故宫有9999个房间。"). A comparative pick ("埃菲尔铁塔和大本钟哪个更高?" → "埃菲尔铁塔。") becomes
-"埃菲尔铁塔比大本钟更高。". A sentence that copies the chunk ("故宫有9999间房屋。") is never glued to the question.
+A fragment is short and has no verb ("约恩·乌松。"); it takes the place of the question word ("谁设计了悉尼歌剧院?" →
+"约恩·乌松设计了悉尼歌剧院。"), a count keeping its measure word ("故宫有多少个房间?" + "9999" → "故宫有9999个房间。");
+a comparative pick ("A和B哪个更高?" + "A。") becomes "A比B更高。". A sentence that copies the chunk is never completed.
 """
 
 from __future__ import annotations
 
 import re
 
+from ragmetrics_core.judges.embedded.answer_rules.nonclaims import alternatives
 from ragmetrics_core.judges.embedded.lexicon import ZH
 
 YES, NO = ZH.set("yes"), ZH.set("no")
@@ -21,7 +21,8 @@ _WH_RE = re.compile(
 _VERB_MARKS = ZH.sequence("answer_verb_marks")
 """Characters and words that make a short answer a sentence of its own ("香蕉富含钾", "长城全长约21196公里")."""
 _FRAGMENT_HAN = 8
-_HAN_RE = re.compile("[\u4e00-\u9fff]")
+HAN_RE = re.compile("[\u4e00-\u9fff]")
+YEAR_RE = re.compile(r"(?<!\d)(?:1\d{3}|20\d{2})(?!\d)")
 _COMPARATIVE_RES = (
     re.compile(r"^(?P<first>.+?)(?:和|与|跟|还是)(?P<second>.+?),?(?:哪个|哪一个|谁)(?P<quality>.+)$"),
     re.compile(r"^(?:哪个|哪一个|谁)(?P<quality>[^,:]+)[,:](?P<first>.+?)还是(?P<second>.+)$"),
@@ -30,10 +31,20 @@ _TOPIC_END_RE = re.compile(
     "是|有|在|位于|于|建|的|哪|什么|谁|多少|几|何时|为什么|怎么|如何|吗|出生|成立|设计|创作|创建|创立|发明|发现|开放|举办|去世|出版|写"
 )
 THING_PRONOUNS, PERSON_PRONOUNS = ZH.set("thing_pronouns"), ZH.set("person_pronouns")
+DISCOURSE_MARKERS = alternatives("zh", "discourse_markers")
+HEDGES = "我(?:认为|觉得|想)[,，]?"
+REACTIONS = "(?:真的|没错|确实|是的|对|有意思|太好了)(?:啊|呀|吧)?"
+_NEGATABLE_RE = re.compile("是|在|有|位于|属于|会|能")
+_ZH_SPLIT_RE = re.compile(r"[,、]")
+_ZH_SUBJECT_END_RE = re.compile(r"是|位于|成立|拥有|以|为|在|有|于|由")
+_ZH_VERB_START = ("以", "为", "成立", "位于", "是", "拥有", "通过", "管理", "在", "于", "被", "建", "有")
+_ZH_PRONOUNS = ("它", "他", "她", "其", "该")
+_AMOUNT_RE = re.compile(r"\d[\d,.]*")
+_LENGTH_UNIT_RE = re.compile("公里|千米|厘米|毫米|英里|米")
 
 
 def _han(text: str) -> int:
-    return len(_HAN_RE.findall(text))
+    return len(HAN_RE.findall(text))
 
 
 def has_verb(answer: str) -> bool:
@@ -49,7 +60,7 @@ def is_fragment(question: str, answer: str) -> bool:
 
 def _repeats(question: str, answer: str) -> bool:
     """Whether the answer repeats two Han characters of the question in a row (a full answer repeats its words)."""
-    return any(_HAN_RE.fullmatch(answer[at]) and answer[at : at + 2] in question for at in range(len(answer) - 1))
+    return any(HAN_RE.fullmatch(answer[at]) and answer[at : at + 2] in question for at in range(len(answer) - 1))
 
 
 def comparative(question: str, answer: str) -> str | None:
@@ -85,15 +96,12 @@ def statement(question: str, *, negated: bool) -> str | None:
     return question[: verb.start()] + negation + question[verb.start() :] + "。"
 
 
-_NEGATABLE_RE = re.compile("是|在|有|位于|属于|会|能")
-
-
 def fill(question: str, answer: str) -> str | None:
     match = _WH_RE.search(question)
     if match is None:
         return None
     measure = match.group("measure") or match.group("few") or ""
-    own_measure = bool(answer) and _HAN_RE.fullmatch(answer[-1]) is not None
+    own_measure = bool(answer) and HAN_RE.fullmatch(answer[-1]) is not None
     replacement = answer if own_measure or not measure else answer + measure
     return question[: match.start()] + replacement + question[match.end() :] + "。"
 
@@ -120,12 +128,6 @@ def resolve_things(text: str, name: str) -> str:
     return name + text[1:] if text.startswith("其") else text
 
 
-_ZH_SPLIT_RE = re.compile(r"[,、]")
-_ZH_SUBJECT_END_RE = re.compile(r"是|位于|成立|拥有|以|为|在|有|于|由")
-_ZH_VERB_START = ("以", "为", "成立", "位于", "是", "拥有", "通过", "管理", "在", "于", "被", "建", "有")
-_ZH_PRONOUNS = ("它", "他", "她", "其", "该")
-
-
 def split_chinese(sentence: str, previous_subject: str | None) -> tuple[list[str], str | None]:
     """A Chinese sentence's claims (its comma-separated pieces, short ones joined to their neighbour, each given
     the sentence subject when it opens with a verb or a pronoun) and the subject it passes on."""
@@ -150,3 +152,24 @@ def split_chinese(sentence: str, previous_subject: str | None) -> tuple[list[str
         else:
             completed.append(piece)
     return completed, subject
+
+
+def ask(text: str) -> str:
+    """The question a claim answers: "故宫有9999间房屋" → "故宫有多少间房屋?",
+    "北京是中国的首都" → "中国的首都是什么?"."""
+    if YEAR_RE.search(text):
+        return YEAR_RE.split(text, maxsplit=1)[0].rstrip() + "哪一年?"
+    number = _AMOUNT_RE.search(text)
+    if number is not None:
+        unit = _LENGTH_UNIT_RE.match(text, number.end())  # "长城全长约21196公里" → "长城全长约多长?"
+        if unit is not None:
+            return text[: number.start()] + "多长" + text[unit.end() :] + "?"
+        return text[: number.start()] + "多少" + text[number.end() :] + "?"
+    subject, copula, described = text.partition("是")
+    if copula and subject and len(described) > len(subject):
+        return described.rstrip("的") + "是什么?"
+    for verb, word in (("位于", "哪里"), ("在", "哪里"), ("是", "什么")):
+        position = text.find(verb)
+        if position > 0:
+            return text[:position] + verb + word + "?"
+    return text + "吗?"

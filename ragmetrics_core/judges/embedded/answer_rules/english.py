@@ -1,17 +1,19 @@
-"""English: what a question asks about, when an answer is a fragment, and the statement a fragment makes.
+"""English: what a question asks about, what a fragment answer states, where a sentence splits into claims.
 
-A fragment names only the answer: an entity, a number, a date, "yes"/"no" or the pick of a comparative
-question; it has no verb of its own. It is put into its question ("Who wrote War and Peace?" + "Leo Tolstoy" →
-"Leo Tolstoy wrote War and Peace."; "Which is taller, the Eiffel Tower or Big Ben?" + "The Eiffel Tower." →
-"The Eiffel Tower is taller than Big Ben."). A sentence with a verb is never glued to the question.
+A fragment names only the answer (an entity, a number, a date, "yes"/"no", the pick of a comparative question) and
+has no verb of its own. It is put into its question ("Who wrote War and Peace?" + "Leo Tolstoy" → "Leo Tolstoy wrote
+War and Peace."; "Which is taller, the Eiffel Tower or Big Ben?" + "The Eiffel Tower." → "The Eiffel Tower is taller
+than Big Ben."). A sentence with a verb is never glued to the question.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
-from ragmetrics_core.judges.embedded.lexicon import EN, EN_PERSON_NOUNS
+from ragmetrics_core.judges.embedded import lexicon
+from ragmetrics_core.judges.embedded.answer_rules.nonclaims import alternatives
+from ragmetrics_core.judges.embedded.lexicon import EN
 
 BE, DO = EN.set("answer_be"), EN.set("answer_do")
 AUX = BE | DO | EN.set("answer_modals")
@@ -36,6 +38,58 @@ _SHORT_FRAGMENT_WORDS = 3
 SHORT_ANSWER_WORDS = 6
 """An answer of four to this many words is a fragment only if it holds none of the question's words (a full
 answer repeats them)."""
+_IRREGULAR_PAST: Mapping[str, str] = EN.table("irregular_past")
+_IRREGULAR_PRESENT: Mapping[str, str] = EN.table("irregular_present")
+_PLACE_OR_TIME_PREPOSITIONS = EN.set("place_or_time_prepositions")
+_EXPLETIVE_RE = re.compile(
+    r"^(?:is|was|'s|has been|seems|seemed|appears|appeared|turns out|turned out)\b(?:\s+\S+){0,4}?\s+(?:that|to)\b"
+    r"|^(?:is|was|'s)\s+(?:said|known|believed|reported|thought|estimated|possible|likely|unclear|true|not clear)\b",
+    re.IGNORECASE,
+)
+_IT_RE = re.compile(r"\b(it|its|It|Its)\b(?!['’-])")
+_OWNER_RE = re.compile(r"^(.+?)['’]s\s+\S")
+"""The owner in a possessive subject ("Tony Morris's car" → Tony Morris)."""
+# Clause splitting (:mod:`..claims`): where a sentence splits, which words end its subject.
+PARTICIPLE_OPENERS = lexicon.EN_PARTICIPLE_OPENERS
+CLAUSE_SPLIT_RE = re.compile(
+    r",\s+(?P<conj>and|but|while|whereas|yet|so|although|though)\s+"
+    r"|,\s+(?P<rel>which|who)\s+"
+    r"|,\s+(?P<part>" + "|".join(sorted(PARTICIPLE_OPENERS)) + r")\s+"
+    r"|\s+(?P<pron>and|but)\s+(?=(?:its|his|her|their|it|he|she|they)\s)"
+    r"|\s+(?P<verb>and|but)\s+(?=(?:" + "|".join(sorted(lexicon.EN_AUXILIARIES | lexicon.EN_CLAUSE_VERBS)) + r")\s)",
+    re.IGNORECASE,
+)
+SPLIT_CUES: tuple[str, ...] = (",", "and", "but")
+"""What every split point holds (lower-cased)."""
+PRONOUN_SUBJECTS = lexicon.EN_PRONOUN_SUBJECTS
+POSSESSIVES = frozenset({"its", "his", "her", "their"})
+SUBJECT_VERBS = lexicon.EN_AUXILIARIES | EN.set("common_verbs")
+"""The verbs that end a sentence's subject."""
+_STATE_PARTICIPLES = EN.set("state_participles")
+"""Participles describing a lasting state ("located in"), as opposed to a past event ("founded in")."""
+_CLAUSE_DETERMINERS = EN.set("determiners")
+_NOT_BEFORE_A_VERB = _CLAUSE_DETERMINERS | lexicon.EN_AUXILIARIES | lexicon.EN_STOPWORDS
+"""Words after which an "-ed" form is an adjective or a participle, not the verb that ends a subject."""
+_PAST_RE = re.compile(r"\b(?:was|were)\b", re.IGNORECASE)
+# Chat reactions and hedges (:mod:`.reactions`): "Yes, I think that X" asserts X, "That is so true!" nothing.
+DISCOURSE_MARKERS, INTERJECTIONS = alternatives("en", "discourse_markers"), alternatives("en", "interjections")
+HEDGES = r"(?:i|we) (?:think|believe|guess|know|heard|read|suppose|feel)(?: that)?[\s,]+"
+REACTION_TAILS, _REACTION_WORDS = alternatives("en", "reaction_tails"), alternatives("en", "reaction_words")
+REACTIONS = (
+    r"(?:that|this|it)(?:\s?'s|\s+is|\s+was|\s+sounds|\s+seems)(?:\s+(?:really|so|very|pretty|quite|too|"
+    r"actually|definitely|super|kind of|sort of|such an?))*(?:\s+(?:" + _REACTION_WORDS + r"))?"
+    r"|(?:that|this|it) (?:really|truly|sure|definitely|certainly) (?:is|was|does|did)"
+    r"|(?:how|so|very|really) (?:" + _REACTION_WORDS + r")"
+    r"|(?:" + _REACTION_WORDS + r")|i (?:totally |completely |really )?agree(?: with (?:you|that))?"
+    r"|you(?:'re| are) (?:so |totally |absolutely )?right|good point|me too|same here|i see|i know|of course"
+    r"|absolutely|exactly|definitely|totally|certainly|indeed|wow|cool|nice|thanks?(?: you)?|lol|haha"
+)
+FRAME_RE = re.compile(
+    r"^(?:it\s?'s|it is|that\s?'s|that is) (?:(?:really|so|very|pretty|quite) )?(?:" + _REACTION_WORDS
+    + r") (?:that|how) ",
+    re.IGNORECASE,
+)
+""""It's interesting that X" asserts X."""
 
 
 def answer_words(text: str) -> list[str]:
@@ -160,10 +214,6 @@ def fill(question: str, answer: str) -> str | None:
     return sentence(f"{' '.join(rest)} {_located(wh, answer)}")
 
 
-_IRREGULAR_PAST: Mapping[str, str] = EN.table("irregular_past")
-_IRREGULAR_PRESENT: Mapping[str, str] = EN.table("irregular_present")
-
-
 def _without_do(aux: str, clause: list[str]) -> list[str]:
     """The clause of a do-question as a statement: "did Tolstoy write" → "Tolstoy wrote", "does Mars have" →
     "Mars has" (the verb after the subject takes the tense "do" carried)."""
@@ -177,9 +227,6 @@ def _without_do(aux: str, clause: list[str]) -> list[str]:
     else:
         inflected = _IRREGULAR_PAST.get(verb) or (verb + "d" if verb.endswith("e") else verb + "ed")
     return [*clause[:at], inflected, *clause[at + 1 :]]
-
-
-_PLACE_OR_TIME_PREPOSITIONS = EN.set("place_or_time_prepositions")
 
 
 def _located(wh: str, answer: str) -> str:
@@ -229,14 +276,6 @@ def names_someone(text: str) -> bool:
     return all(part[:1].isupper() or part.casefold() in _CONNECTORS for part in parts)
 
 
-_EXPLETIVE_RE = re.compile(
-    r"^(?:is|was|'s|has been|seems|seemed|appears|appeared|turns out|turned out)\b(?:\s+\S+){0,4}?\s+(?:that|to)\b"
-    r"|^(?:is|was|'s)\s+(?:said|known|believed|reported|thought|estimated|possible|likely|unclear|true|not clear)\b",
-    re.IGNORECASE,
-)
-_IT_RE = re.compile(r"\b(it|its|It|Its)\b(?!['’-])")
-
-
 def resolve_things(text: str, name: str) -> str:
     """Every "it"/"its" that stands for a thing replaced by ``name`` ("Jørn Utzon designed it, and it opened in
     1973"); an expletive "it" ("it is said that …", "it seems that …") stays."""
@@ -251,10 +290,6 @@ def resolve_things(text: str, name: str) -> str:
     return _IT_RE.sub(replace, text)
 
 
-_OWNER_RE = re.compile(r"^(.+?)['’]s\s+\S")
-"""The owner in a possessive subject ("Tony Morris's car" → Tony Morris)."""
-
-
 def resolve_leading_pronoun(sentence: str, previous_subject: str) -> str:
     """A sentence that opens with he/she/it/they or its/his/her/their about the previous sentence's subject; a
     person's pronoun about the owner of a possessive subject."""
@@ -265,10 +300,74 @@ def resolve_leading_pronoun(sentence: str, previous_subject: str) -> str:
     if first in {"he", "she", "his", "her"}:
         # A person: of "Tony Morris's blue Volvo was caught …", "He says …" is Tony Morris, not the Volvo.
         owner = _OWNER_RE.match(previous_subject)
-        if owner is not None and previous_subject.split()[-1].casefold() not in EN_PERSON_NOUNS:
+        if owner is not None and previous_subject.split()[-1].casefold() not in lexicon.EN_PERSON_NOUNS:
             previous_subject = owner.group(1)
     if first in {"it", "he", "she", "they"}:
         return f"{previous_subject} {words[1]}"
     if first in {"its", "his", "her", "their"}:
         return f"{previous_subject}'s {words[1]}"
     return sentence
+
+
+def is_verb(lower: str, before: str) -> bool:
+    """A listed verb, or a past form in "-ed" after a noun ("Queen Margrethe turned 80"); after a determiner, an
+    auxiliary or a preposition an "-ed" form is an adjective or a participle ("the reported case")."""
+    if not lower.endswith("ed"):
+        return lower in SUBJECT_VERBS
+    return (lower in SUBJECT_VERBS or len(lower) > 4) and before.casefold() not in _NOT_BEFORE_A_VERB
+
+
+def opens_clause(words: list[str], head: list[str]) -> bool:
+    """Whether the words after ", and" have a predicate of their own (``head``: the first seven, casefolded)."""
+    if head[0] in PRONOUN_SUBJECTS or head[0] in {"there", "i", "we", "you"}:
+        return True
+    if any(word in SUBJECT_VERBS for word in head):
+        return True
+    if any(is_verb(word, head[index - 1]) for index, word in enumerate(head[1:5], start=1)):
+        return True  # "…, and the Sydney Opera House opened in 1973": a past form after its subject
+    if len(words) >= 3 and words[0][:1].islower() and head[0] not in lexicon.EN_STOPWORDS:
+        return head[0] not in _CLAUSE_DETERMINERS and (head[0].endswith(("ed", "s")) or len(words) >= 4)
+    return False
+
+
+def starts_with_verb(words: list[str]) -> bool:
+    first = words[0].casefold()
+    if first in SUBJECT_VERBS:
+        return True
+    return words[0][:1].islower() and first not in lexicon.EN_STOPWORDS and first not in _CLAUSE_DETERMINERS
+
+
+def participle_clause(subject: str, participle: str, rest: str, main_clause: str | None) -> str:
+    """"X, known for Y" as "X is known for Y": the tense of the main clause (``main_clause``) when the participle
+    follows it, else of the participle (a lasting state "is located", an event "was founded")."""
+    if main_clause is not None:
+        copula = "was" if _PAST_RE.search(main_clause) else "is"
+    else:
+        copula = "is" if participle.casefold() in _STATE_PARTICIPLES else "was"
+    return f"{subject} {copula} {participle} {rest}"
+
+
+def ask(words: list[str], kind: Callable[[list[str]], str]) -> str:
+    """The question a claim answers, its answer slot removed ("France is located in Western Europe" → "Where is
+    France located?"); ``kind`` tells the question word of a slot."""
+    for index, word in enumerate(words[:12]):
+        if word.casefold() in lexicon.EN_AUXILIARIES and index > 0:
+            subject = " ".join(words[:index])
+            rest = words[index + 1 :]
+            verb = word.casefold()
+            if rest and (rest[0].endswith("ed") or rest[0].casefold() in PARTICIPLE_OPENERS):
+                return f"{kind(rest[1:]).capitalize()} {verb} {subject} {rest[0]}?"
+            if len(rest) > 1 and rest[0].casefold() == "the" and verb in BE:
+                # "Canberra is the capital of Australia": the definite description is what is asked about.
+                return f"What {verb} {' '.join(rest)}?"
+            return f"{kind(rest).capitalize()} {verb} {subject}?"
+    for index, word in enumerate(words[1:12], start=1):
+        if has_verb(" ".join(words[index - 1 : index + 1])):
+            # No auxiliary: the verb itself ends the subject ("Jørn Utzon designed the Sydney Opera House" → "Who
+            # designed the Sydney Opera House?", "The house opened in 1973" → "When the house opened?").
+            subject, rest = " ".join(words[:index]), words[index + 1 :]
+            wh = kind(rest)
+            if wh == "what" and names_someone(subject):
+                return f"Who {word} {' '.join(rest)}?"
+            return f"{wh.capitalize()} {subject} {word}?"
+    return f"What about {' '.join(words)}?"

@@ -1,8 +1,7 @@
 """Pieces of an answer that are not claims: courtesy, remarks about the sources, hedges around a claim.
 
-A chat model wraps its answer: "Great question! According to the provided documents, Jørn Utzon designed the
-Sydney Opera House. I hope this helps!" Only the middle states something checkable. Two kinds of pieces are
-set aside, each language's phrases read from its data file (``nonclaims_<lang>.json``):
+In "Great question! According to the provided documents, Jørn Utzon designed the Sydney Opera House. I hope this
+helps!" only the middle states something checkable. Two kinds of pieces are set aside (``nonclaims_<lang>.json``):
 
 - a *lead-in* opens a sentence and is taken off it; the rest of the sentence is read ("According to the
   documents, X" → "X"; "I think X" → "X": a hedge around a claim keeps the claim);
@@ -22,6 +21,7 @@ import re
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from importlib import resources
+from typing import Any
 
 _LOOSE_REASONS = frozenset({"remark about the sources", "hedge"})
 """Lead-ins that may run straight into the sentence, without punctuation after them."""
@@ -31,6 +31,7 @@ _MAX_LEAD_INS = 6
 _ALNUM_RE = re.compile(r"[^\W_]")
 _MIN_STATEMENT_WORDS = 3
 _MIN_STATEMENT_HAN = 4
+_MEMO_CHARS = 2_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,16 +50,25 @@ class _Phrases:
     closers: tuple[tuple[str, str], ...]
     any_lead_in: re.Pattern[str]
     any_closer: re.Pattern[str]
-    """One pattern for all phrases of a kind: most sentences open with none, which one failed match tells (a loop
-    over the phrases is tried only where one matches)."""
+    """One pattern for all phrases of a kind: most sentences open with none, which one failed match tells."""
     contrast: re.Pattern[str]
     spaced: bool
     """Whether words are separated by spaces (a phrase must then end at a word boundary)."""
 
 
+def data(lang: str) -> dict[str, Any]:
+    """One language's data file, ``nonclaims_<lang>.json`` (read at import; :func:`_phrases` keeps what it needs)."""
+    return dict(json.loads(resources.files(__package__).joinpath(f"nonclaims_{lang}.json").read_text(encoding="utf-8")))
+
+
+def alternatives(lang: str, name: str) -> str:
+    """A word list of :func:`data` as a regular-expression alternation (the words hold no special characters)."""
+    return "|".join(data(lang)[name])
+
+
 @cache
 def _phrases(lang: str) -> _Phrases:
-    raw = json.loads(resources.files(__package__).joinpath(f"nonclaims_{lang}.json").read_text(encoding="utf-8"))
+    raw = data(lang)
 
     def ordered(groups: dict[str, list[str]]) -> tuple[tuple[str, str], ...]:
         pairs = [(phrase.replace("’", "'"), reason) for reason, phrases in groups.items() for phrase in phrases]
@@ -76,16 +86,11 @@ def _any_of(phrases: tuple[tuple[str, str], ...]) -> re.Pattern[str]:
 
 
 def set_aside(sentence: str, lang: str) -> tuple[str, tuple[Skipped, ...]]:
-    """``sentence`` without the pieces that are no claim, and those pieces; ``""`` when nothing is left.
-
-    Memoised for sentences of ordinary length: the answer's reading, its claims and the noncommittal test look at
-    the same sentences (a huge one is read afresh, never kept)."""
+    """``sentence`` without the pieces that are no claim, and those pieces; ``""`` when nothing is left. Memoised
+    for sentences of ordinary length: the answer's reading, its claims and the noncommittal test read them all."""
     if len(sentence) <= _MEMO_CHARS:
         return _set_aside_memoised(sentence, lang)
     return _set_aside(sentence, lang)
-
-
-_MEMO_CHARS = 2_000
 
 
 @lru_cache(maxsize=1024)

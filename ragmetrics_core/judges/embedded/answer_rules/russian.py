@@ -1,16 +1,16 @@
-"""Russian: what a question asks about, when an answer is a fragment, and the statement a fragment makes.
+"""Russian: what a question asks about, what a fragment answer states, where a sentence splits into claims.
 
-A fragment has no verb ("Лев Толстой.", "В 1869 году."); it takes the place of the question word ("Кто написал
-«Войну и мир»?" → "Лев Толстой написал «Войну и мир»."). A comparative pick ("Что выше, Эйфелева башня или
-Биг-Бен?" → "Эйфелева башня.") becomes "Эйфелева башня выше, чем Биг-Бен.". A sentence with a verb is never
-glued to the question.
+A fragment has no verb ("Лев Толстой.") and takes the place of the question word ("Кто написал «Войну и мир»?" →
+"Лев Толстой написал «Войну и мир»."); a comparative pick ("Что выше, A или B?" + "A.") becomes "A выше, чем B.".
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
-from ragmetrics_core.judges.embedded.lexicon import RU
+from ragmetrics_core.judges.embedded.answer_rules.nonclaims import alternatives
+from ragmetrics_core.judges.embedded.lexicon import RU, RU_COPULAS, RU_PRONOUN_SUBJECTS
 
 YES, NO = RU.set("yes"), RU.set("no")
 _WH_RE = re.compile(
@@ -35,6 +35,29 @@ _QUOTED_RE = re.compile(r"«[^»]+»|\"[^\"]+\"")
 _NAME_RE = re.compile(r"(?<!^)(?<![.!?]\s)\b[А-ЯЕЁ][а-яёА-ЯЁ-]+(?:\s+[А-ЯЁ][а-яё-]+)*(?:\s+[а-яё]+(?=$|\s))?")
 _WHO_RE = re.compile(r"^(?:кто|чей|чья|чье|чьи)\b", re.IGNORECASE)
 THING_PRONOUNS, PERSON_PRONOUNS = RU.set("thing_pronouns"), RU.set("person_pronouns")
+_VERB_LI_RE = re.compile(r"^(?P<verb>\S+)\s+ли\s+(?P<subject>[А-ЯЁ][^\s,]*(?:\s+[А-ЯЁ][^\s,]*)*)\s*(?P<rest>.*)$")
+_PREPOSITION_WH_RE = re.compile(
+    r"\b(?P<preposition>в|на|с|до|после)\s+(?:каком|какой|какую|каких)\s+\S+", re.IGNORECASE
+)
+_NAME_CONNECTORS = RU.set("answer_name_connectors")
+# Clause splitting (:mod:`..claims`): where a sentence splits, which words end its subject.
+CLAUSE_SPLIT_RE = re.compile(
+    r",\s+(?P<conj>а|но|однако|зато|причем|и|хотя)\s+|,\s+(?P<rel>который|которая|которое|которые|где)\s+",
+    re.IGNORECASE,
+)
+SPLIT_CUES: tuple[str, ...] = (",",)
+PRONOUN_SUBJECTS = RU_PRONOUN_SUBJECTS
+POSSESSIVES: frozenset[str] = frozenset()
+_CLAUSE_VERB_RE = re.compile(
+    r"(?:л|ла|ло|ли|лся|лась|лось|лись|ет|ит|ют|ут|ат|ят|ется|ится|ются|ятся|ено|ена|ен|ан|ана|ано)$"
+)
+"""Verb endings where a clause may split, present ones included (unlike :data:`_VERB_RE` of the fragment test)."""
+_PAST_RE = re.compile(r"[^\W\d_]{3,}(?:ли|ла|ло|лся|лась|лось|лись)$")
+DISCOURSE_MARKERS = alternatives("ru", "discourse_markers")
+HEDGES = r"(?:я думаю|мне кажется|я считаю|по-моему)(?:,? что)?[\s,]+"
+REACTIONS = "это (?:правда|интересно|здорово|верно)|интересно|согласен|согласна|точно|конечно"
+_ASKED_VERB_RE = re.compile(r"(?:ла|ло|ли|ен|ена|ено|ены|ан|ана|ано|аны|ет|ит|ется|ится)$")
+_QUESTION_WORDS = {"when": "когда", "how many": "сколько", "where": "где", "what": "что"}
 
 
 def answer_words(text: str) -> list[str]:
@@ -94,12 +117,6 @@ def statement(question: str, *, negated: bool) -> str | None:
     return ("Неверно, что " + plain[:1].lower() + plain[1:] if negated else plain) + "."
 
 
-_VERB_LI_RE = re.compile(r"^(?P<verb>\S+)\s+ли\s+(?P<subject>[А-ЯЁ][^\s,]*(?:\s+[А-ЯЁ][^\s,]*)*)\s*(?P<rest>.*)$")
-_PREPOSITION_WH_RE = re.compile(
-    r"\b(?P<preposition>в|на|с|до|после)\s+(?:каком|какой|какую|каких)\s+\S+", re.IGNORECASE
-)
-
-
 def fill(question: str, answer: str) -> str | None:
     """The fragment in place of the question word; "В каком году …?" + "В 1147 году" replaces the whole
     "в каком году"."""
@@ -127,9 +144,6 @@ def names_someone(text: str) -> bool:
     return bool(parts) and all(part[:1].isupper() or part[:1] in "«\"" for part in parts)
 
 
-_NAME_CONNECTORS = RU.set("answer_name_connectors")
-
-
 def resolve_things(text: str, name: str) -> str:
     """A sentence that opens with "Оно", or with "Его"/"Её" before its verb ("Его опубликовали в 1869 году"),
     about ``name``; a possessive "его" ("его жена") is left alone."""
@@ -148,3 +162,34 @@ def resolve_leading_pronoun(sentence: str, previous_subject: str) -> str:
     if len(words) == 2 and words[0].casefold() in {"он", "она", "оно", "они"}:
         return f"{previous_subject} {words[1]}"
     return sentence
+
+
+def is_verb(lower: str, before: str) -> bool:
+    return lower in RU_COPULAS or lower == "—" or (bool(before) and _CLAUSE_VERB_RE.search(lower) is not None)
+
+
+def opens_clause(words: list[str], head: list[str]) -> bool:
+    return head[0] in PRONOUN_SUBJECTS or any(
+        _CLAUSE_VERB_RE.search(word) or word in RU_COPULAS or word == "—" for word in head
+    )
+
+
+def starts_with_verb(words: list[str]) -> bool:
+    if len(words) > 1 and _PAST_RE.search(words[1].casefold()):
+        return False  # "роман опубликовали …": a noun in "-ан" with its own verb after it is the subject
+    first = words[0].casefold()
+    return bool(_CLAUSE_VERB_RE.search(first)) or first in RU_COPULAS
+
+
+def ask(words: list[str], kind: Callable[[list[str]], str]) -> str:
+    """The question a claim answers, its answer slot removed ("Эйфелева башня была построена в 1889 году" →
+    "Когда была построена Эйфелева башня?")."""
+    for index, word in enumerate(words[:12]):
+        lower = word.casefold()
+        if index > 0 and (lower in RU_COPULAS or _ASKED_VERB_RE.search(lower)):
+            subject = " ".join(words[:index])
+            rest = words[index + 1 :]
+            if rest and _ASKED_VERB_RE.search(rest[0].casefold()):
+                return f"{_QUESTION_WORDS[kind(rest[1:])].capitalize()} {lower} {rest[0]} {subject}?"
+            return f"{_QUESTION_WORDS[kind(rest)].capitalize()} {lower} {subject}?"
+    return "Что известно о том, что " + " ".join(words) + "?"
