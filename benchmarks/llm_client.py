@@ -8,11 +8,19 @@ its own (so its CPU is not the measured process's; the machine's other core serv
 - **openai alone**: the official client posting the very requests the judge posts for a sample (recorded from it),
   in the same shape: ``CONCURRENCY`` samples in flight, each the extraction, then the two checks at once, then the
   embeddings; it reads nothing of the answers. This is the ceiling for one process on this machine: what the
-  judge would reach if its own work (prompts, reading answers, masking secrets, metrics) cost nothing.
+  judge would reach if its own work (prompts, reading answers, masking secrets, metrics) cost nothing. Both rows'
+  time includes building one ``AsyncOpenAI`` client (an SSL context: tens of ms of CPU on a loaded VM).
 
 - **judge, answers replayed** (``--rows replay``, not by default): the judge with the endpoint's answers to a sample
   recorded once and replayed without HTTP: the CPU our own work costs a sample (prompts, reading answers, masking
-  secrets, the engine's metrics and explanations), apart from the client and the machine's other load.
+  secrets, the engine's metrics and explanations), apart from the client and the machine's other load. This is a
+  floor: interleaved with the client's requests in one process the same work costs more (the two share the CPU's
+  caches, and the objects the judge and the engine keep make the garbage collector run more often during the
+  client's calls), so the judge row exceeds the bare one by more than this row.
+- **scoring alone** and **openai + scoring** (``--rows scoring interleaved``): the engine scoring the evidence of the
+  recorded sample (metrics and explanations, as after each of the judge's samples), alone in a loop, and after each
+  sample's requests in the bare client's loop (results kept in both): what one part of our work costs when it is
+  interleaved with the client's requests, beside what it costs alone.
 
 Printed: samples/s, CPU ms per sample of the measuring process, and per round the judge's ratio to the bare client
 (the target: at least 0.9 of its samples/s at 0 ms) in samples/s and in CPU per sample (the bare client's ms over
@@ -23,6 +31,7 @@ concurrency bound (``CONCURRENCY`` samples / 3 rounds of latency).
     .venv/bin/python benchmarks/llm_client.py                       # 200 samples, 0 and 200 ms, 2 rounds
     .venv/bin/python benchmarks/llm_client.py --samples 100 --latency-ms 0 --rounds 3
     .venv/bin/python benchmarks/llm_client.py --rows judge --rounds 1   # one row, e.g. from another checkout
+    .venv/bin/python benchmarks/llm_client.py --latency-ms 0 --rounds 5 --rows bare scoring interleaved
 """
 
 from __future__ import annotations
@@ -34,8 +43,9 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +56,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from ragmetrics_core.engine import Evaluator
 from ragmetrics_core.judges.openai import OpenAIJudge, OpenAIJudgeConfig, wire
 from ragmetrics_core.judges.openai.client import OpenAIEndpoint
+from ragmetrics_core.results import EvaluationResult
 from tests.llm.samples import synthetic_sample
 
 CONCURRENCY = 16
@@ -98,8 +109,9 @@ def judge_row(samples: int, latency_s: float) -> tuple[float, float]:
     return samples / wall, 1000 * cpu / samples
 
 
-def recorded_requests(base_url: str) -> list[Request]:
-    """The four requests the judge posts for one sample, in its order (extraction, two checks, embeddings)."""
+def recorded_requests(base_url: str) -> tuple[list[Request], Evaluator, EvaluationResult]:
+    """The four requests the judge posts for one sample, in its order (extraction, two checks, embeddings), the
+    evaluator that posted them and its result."""
     recorded: list[Request] = []
     chat, embeddings = OpenAIEndpoint._create_completion, OpenAIEndpoint._create_embeddings
 
@@ -113,22 +125,28 @@ def recorded_requests(base_url: str) -> list[Request]:
 
     OpenAIEndpoint._create_completion = record_chat  # type: ignore[method-assign]
     OpenAIEndpoint._create_embeddings = record_embeddings  # type: ignore[method-assign]
+    evaluator = Evaluator(judge=_judge(base_url))
     try:
-        Evaluator(judge=_judge(base_url)).evaluate(synthetic_sample(CHUNKS))
+        result = evaluator.evaluate(synthetic_sample(CHUNKS))
     finally:
         OpenAIEndpoint._create_completion = chat  # type: ignore[method-assign]
         OpenAIEndpoint._create_embeddings = embeddings  # type: ignore[method-assign]
     paths = [path for path, _ in recorded]
     assert paths == ["/chat/completions"] * 3 + ["/embeddings"], paths
-    return recorded
+    return recorded, evaluator, result
 
 
-def bare_row(samples: int, latency_s: float) -> tuple[float, float]:
-    """Samples/s and CPU ms per sample of the bare client posting the judge's requests in the judge's shape."""
+def bare_row(samples: int, latency_s: float, *, scoring: bool = False) -> tuple[float, float]:
+    """Samples/s and CPU ms per sample of the bare client posting the judge's requests in the judge's shape; with
+    ``scoring``, the engine also scores the recorded sample's evidence after each sample's requests."""
     with fake_server(latency_s) as base_url:
-        extraction, first_check, second_check, embeddings = recorded_requests(base_url)
+        (extraction, first_check, second_check, embeddings), evaluator, recorded = recorded_requests(base_url)
+        sample = synthetic_sample(CHUNKS)
+        kept: list[EvaluationResult] = []  # kept, as the judge row's results are
 
         async def post_all() -> tuple[float, float]:
+            # Timed from before the client is built, as the judge row's time includes building the judge's client.
+            wall, cpu = time.perf_counter(), time.process_time()
             client = openai.AsyncOpenAI(base_url=base_url, api_key="sk-bench", max_retries=0)
 
             async def post(request: Request) -> None:
@@ -138,6 +156,8 @@ def bare_row(samples: int, latency_s: float) -> tuple[float, float]:
                 await post(extraction)
                 await asyncio.gather(post(first_check), post(second_check))
                 await post(embeddings)
+                if scoring:
+                    kept.append(evaluator.score(sample, recorded.evidence))
 
             remaining = iter(range(samples))
 
@@ -145,13 +165,24 @@ def bare_row(samples: int, latency_s: float) -> tuple[float, float]:
                 for _ in remaining:
                     await one_sample()
 
-            wall, cpu = time.perf_counter(), time.process_time()
             await asyncio.gather(*(worker() for _ in range(CONCURRENCY)))
             wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
             await client.close()
             return samples / wall, 1000 * cpu / samples
 
         return asyncio.run(post_all())
+
+
+def scoring_row(samples: int, latency_s: float) -> tuple[float, float]:
+    """Samples/s and CPU ms per sample of the engine alone scoring a recorded sample's evidence (no client)."""
+    with fake_server(latency_s) as base_url:
+        _, evaluator, recorded = recorded_requests(base_url)
+    sample = synthetic_sample(CHUNKS)
+    wall, cpu = time.perf_counter(), time.process_time()
+    kept = [evaluator.score(sample, recorded.evidence) for _ in range(samples)]
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    assert len(kept) == samples
+    return samples / wall, 1000 * cpu / samples
 
 
 def replay_row(samples: int, latency_s: float) -> tuple[float, float]:
@@ -162,6 +193,10 @@ def replay_row(samples: int, latency_s: float) -> tuple[float, float]:
         chat, embeddings = OpenAIEndpoint._create_completion, OpenAIEndpoint._create_embeddings
 
         def task_of(body: dict[str, Any]) -> str:
+            # The answer's schema names the task (cheap: this lookup is counted in the judge's CPU per sample).
+            response_format = body.get("response_format") or {}
+            if "json_schema" in response_format:
+                return str(response_format["json_schema"]["name"])
             return str(json.loads(body["messages"][-1]["content"].split("<data>")[1].split("</data>")[0])["task"])
 
         async def record(path: str, body: dict[str, Any]) -> bytes:
@@ -199,7 +234,10 @@ def replay_row(samples: int, latency_s: float) -> tuple[float, float]:
     return samples / wall, 1000 * cpu / samples
 
 
-ROWS = {"judge": judge_row, "openai alone": bare_row, "judge, replayed": replay_row}
+ROWS: dict[str, Callable[[int, float], tuple[float, float]]] = {
+    "judge": judge_row, "openai alone": bare_row, "judge, replayed": replay_row, "scoring alone": scoring_row,
+    "openai + scoring": partial(bare_row, scoring=True),
+}
 
 
 def main() -> None:
@@ -207,9 +245,14 @@ def main() -> None:
     parser.add_argument("--samples", type=int, default=200)
     parser.add_argument("--latency-ms", type=float, nargs="+", default=[0.0, 200.0])
     parser.add_argument("--rounds", type=int, default=2, help="each row this many times, alternating")
-    parser.add_argument("--rows", nargs="+", choices=["judge", "bare", "replay"], default=["judge", "bare"])
+    parser.add_argument(
+        "--rows", nargs="+", choices=["judge", "bare", "replay", "scoring", "interleaved"], default=["judge", "bare"]
+    )
     args = parser.parse_args()
-    keys = {"judge": "judge", "openai alone": "bare", "judge, replayed": "replay"}
+    keys = {
+        "judge": "judge", "openai alone": "bare", "judge, replayed": "replay", "scoring alone": "scoring",
+        "openai + scoring": "interleaved",
+    }
     rows = [name for name, key in keys.items() if key in args.rows]
     print(f"{args.samples} samples of {CHUNKS} chunks, concurrency {CONCURRENCY}; the fake server runs in a process "
           "of its own")
@@ -221,7 +264,8 @@ def main() -> None:
             for name in rows:
                 rate, cpu = ROWS[name](args.samples, latency_ms / 1000)
                 measured[name].append((rate, cpu))
-                share = f"{rate / bound:8.0%}" if bound else "       –"
+                posts = name not in ("judge, replayed", "scoring alone")  # the others wait on the endpoint
+                share = f"{rate / bound:8.0%}" if bound and posts else "       –"
                 print(f"{latency_ms:6.0f}ms {round_:5d} {name:>15} {rate:10.1f} {cpu:14.1f} {share:>9}", flush=True)
             if {"judge", "openai alone"} <= set(rows):
                 (judge_rate, judge_cpu), (bare_rate, bare_cpu) = measured["judge"][-1], measured["openai alone"][-1]

@@ -152,6 +152,22 @@ def test_thin_evidence_is_graded_below_a_specific_statement() -> None:
     assert 0.5 <= _support(claim, pieced) < _support(claim, passage)
 
 
+def test_support_falls_with_the_weight_a_window_leaves_uncovered_not_only_with_its_share() -> None:
+    premise = "The Eiffel Tower was completed in 1889 by Gustave Eiffel's company for the World's Fair in Paris."
+    # One word the premise lacks ("Belgian") in a short claim: 82 % covered, within the allowance.
+    short = _support("The Eiffel Tower was completed in 1889 by a Belgian company", premise)
+    # A longer copy of the premise covers a larger share (85 %) yet adds a detail of its own ("with Belgian steel"):
+    # more unstated content, more room for a hallucination, so less support though both stay entailed.
+    detailed = _support(
+        "The Eiffel Tower was completed in 1889 by Gustave Eiffel's company for the World's Fair in Paris with "
+        "Belgian steel",
+        premise,
+    )
+    assert 0.5 <= detailed < short < 1.0
+    # A full copy leaves nothing uncovered and keeps full support.
+    assert _support("The Eiffel Tower was completed in 1889 by Gustave Eiffel's company", premise) == 1.0
+
+
 def test_a_term_the_window_also_asserts_is_not_denied_by_a_negation_in_another_of_its_sentences() -> None:
     claim = "Walmart criticised the religious freedom law and the governor"
     both = (

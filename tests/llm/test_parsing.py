@@ -8,6 +8,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from ragmetrics_core.evidence import Verdict
+from ragmetrics_core.judges.openai.answers import read_chunk_check
+from ragmetrics_core.judges.openai.client import ChatAnswer
 from ragmetrics_core.judges.openai.parsing import AnswerFormatError, align_by_id, parse_json_answer, read_model
 from ragmetrics_core.judges.openai.schemas import (
     CHUNK_CHECK_SCHEMA,
@@ -112,3 +115,56 @@ def test_schemas_are_closed_for_strict_structured_output() -> None:
         for node in objects(schema):
             assert node["additionalProperties"] is False
             assert set(node["required"]) == set(node["properties"])  # type: ignore[call-overload]
+
+
+def _chunk_answer(claims: list[dict[str, object]], entities: list[dict[str, object]]) -> str:
+    return json.dumps({"claims": claims, "entities": entities})
+
+
+def test_a_whole_answer_in_loose_forms_reads_as_its_strict_form() -> None:
+    """The strict form is read without the repairing functions; each loose form a model sends still reaches them
+    inside an answer read whole (ids as numbers or padded, verdict synonyms and booleans), and cells that came out
+    of order are placed by their ids."""
+    strict = _chunk_answer(
+        [
+            {"id": "R1", "chunks": [{"id": "C1", "verdict": "entailed"}, {"id": "C2", "verdict": "neutral"}],
+             "all_chunks": "entailed", "rationale": "C1 says so"},
+            {"id": "R2", "chunks": [{"id": "C1", "verdict": "contradicted"}, {"id": "C2", "verdict": "neutral"}],
+             "all_chunks": "contradicted", "rationale": ""},
+        ],
+        [{"id": "E1", "found": True}],
+    )
+    loose = _chunk_answer(
+        [
+            {"id": " R1 ", "chunks": [{"id": "C2", "verdict": "Not mentioned"}, {"id": "C1", "verdict": True}],
+             "all_chunks": "Entailment", "rationale": "  C1 says so "},
+            {"id": "R2", "chunks": [{"id": "C1", "verdict": "Contradiction."}, {"id": "C2", "verdict": "unknown"}],
+             "all_chunks": "refuted"},
+        ],
+        [{"id": " E1", "found": True}],
+    )
+    read = [
+        read_chunk_check(ChatAnswer(text, "stop"), ["R1", "R2"], ["E1"], ["C1", "C2"]) for text in (strict, loose)
+    ]
+    for rows, found in read:
+        assert not rows.missing and not rows.notes and not found.missing
+        assert rows.items["R1"].chunks == {"C1": Verdict.ENTAILED, "C2": Verdict.NEUTRAL}
+        assert rows.items["R1"].together is Verdict.ENTAILED and rows.items["R1"].rationale == "C1 says so"
+        assert rows.items["R2"].chunks == {"C1": Verdict.CONTRADICTED, "C2": Verdict.NEUTRAL}
+        assert rows.items["R2"].together is Verdict.CONTRADICTED
+        assert found.items == {"E1": True}
+    assert read[0] == read[1]
+
+
+def test_a_claim_lacking_a_chunk_cell_is_missing_not_shifted() -> None:
+    answer = _chunk_answer(
+        [
+            {"id": "R1", "chunks": [{"id": "C2", "verdict": "entailed"}], "all_chunks": "entailed"},
+            {"id": "R2", "chunks": [{"id": "C1", "verdict": "neutral"}, {"id": "C2", "verdict": "entailed"}],
+             "all_chunks": "entailed"},
+        ],
+        [],
+    )
+    rows, _ = read_chunk_check(ChatAnswer(answer, "stop"), ["R1", "R2"], [], ["C1", "C2"])
+    assert rows.missing == ["R1"] and any("R1 lacks verdicts for C1" in note for note in rows.notes)
+    assert rows.items["R2"].chunks == {"C1": Verdict.NEUTRAL, "C2": Verdict.ENTAILED}

@@ -8,6 +8,8 @@ negation, or has the claim's two names in swapped roles; *neutral* otherwise.
 
 from __future__ import annotations
 
+from math import exp
+
 from ragmetrics_core.construct import builder
 from ragmetrics_core.evidence import VERDICT_STRICTNESS, Check, Verdict
 from ragmetrics_core.judges.embedded.conflicts import contradiction, number_found
@@ -40,11 +42,9 @@ def check(claim: Terms, premise: Premise, label: str = "premise") -> Check:
     if bound < KNOBS.contradiction_alignment and not (
         claim.numbers and numbers_may_clash(claim, premise) and content_bound(claim, premise) >= KNOBS.number_alignment
     ):
-        # Even with every near match counted, the premise cannot entail or contradict: skip the windows. (A
-        # disagreeing number alone contradicts only in a window that holds the rest of the claim.)
-        # Built directly (the commonest verdict, most chunks being about something else): the bound is in
-        # [0, 1/2), so the confidence needs no clamp, and the support is 0 (:func:`_partial_support` is 0 up to
-        # ``KNOBS.contradiction_alignment`` and :func:`_graded` keeps 0 at 0).
+        # Even with every near match counted, the premise cannot entail or contradict (a disagreeing number alone
+        # contradicts only in a window that holds the rest of the claim): no window search. The commonest verdict,
+        # built directly: the bound is in [0, 1/2), so the confidence needs no clamp and the support is 0.
         return _new_check({
             "verdict": Verdict.NEUTRAL, "confidence": round(1.0 - bound, 4), "support": 0.0,
             "rationale": (
@@ -96,7 +96,7 @@ def _graded_check(
         matched = [number.text for number in claim.numbers]
         suffix = f"; number {', '.join(matched)} matches" if matched else ""
         return _verdict(Verdict.ENTAILED, confidence=round(coverage, 4), rationale=covered + suffix,
-                        support=_graded(_entailed_support(coverage, threshold), total, piece_count))
+                        support=_graded(_entailed_support(coverage, threshold, total), total, piece_count))
     reason = covered
     if absent_numbers:
         reason += f"; number {', '.join(absent_numbers)} not in {label}"
@@ -109,19 +109,21 @@ def _graded_check(
                     support=_graded(support, total, piece_count))
 
 
-
-def _entailed_support(coverage: float, threshold: float) -> float:
-    """1/2 at the entailment threshold rising linearly to 1 at ``KNOBS.full_support_coverage``."""
+def _entailed_support(coverage: float, threshold: float, total: float) -> float:
+    """1/2 at the entailment threshold rising linearly to 1 at ``KNOBS.full_support_coverage``; the rise shrinks
+    with the claim weight the window leaves uncovered beyond ``KNOBS.uncovered_allowance``."""
     rise = min(1.0, (coverage - threshold) / (KNOBS.full_support_coverage - threshold))
+    rise *= exp(-KNOBS.uncovered_decay * max(0.0, (1.0 - coverage) * total - KNOBS.uncovered_allowance))
     return round(VERDICT_STRICTNESS + (1.0 - VERDICT_STRICTNESS) * rise, 4)
 
 
 def _partial_support(coverage: float, threshold: float) -> float:
-    """0 up to the alignment a contradiction needs, rising linearly to just below 1/2 at the threshold."""
+    """0 up to the alignment a contradiction needs, rising (``KNOBS.neutral_rise_power``) to just below 1/2 at the
+    threshold."""
     if coverage <= KNOBS.contradiction_alignment:
         return 0.0
     rise = (coverage - KNOBS.contradiction_alignment) / (threshold - KNOBS.contradiction_alignment)
-    return min(KNOBS.max_neutral_support, round(VERDICT_STRICTNESS * rise, 4))
+    return min(KNOBS.max_neutral_support, round(VERDICT_STRICTNESS * float(rise ** KNOBS.neutral_rise_power), 4))
 
 
 def _graded(support: float, claim_weight: float, pieces: int) -> float:
@@ -150,8 +152,7 @@ def _describe(window: Window, premise: Premise, label: str) -> str:
         by_chunk.setdefault(premise.group[position], []).append(position)
     for chunk, positions in by_chunk.items():
         first = premise.group.index(chunk)
-        local = [position - first + 1 for position in positions]
-        noun = "sentence" if len(local) == 1 else "sentences"
-        where = f"{noun} {', '.join(map(str, local))}"
+        noun = "sentence" if len(positions) == 1 else "sentences"
+        where = f"{noun} {', '.join(str(position - first + 1) for position in positions)}"
         parts.append(f"chunk {chunk + 1} {where}" if label == "contexts" else f"{label} {where}")
     return " + ".join(parts)

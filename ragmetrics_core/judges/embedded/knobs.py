@@ -75,16 +75,22 @@ class Knobs:
 
     # ------------------------------------------------------------------------------------------ graded support
     full_support_coverage: float = 0.9
+    uncovered_decay: float = 1.0
+    uncovered_allowance: float = 2.0
     max_neutral_support: float = 0.4999
+    neutral_rise_power: float = 0.5
     absent_number_support: float = 0.5
     specific_claim_weight: float = 3.0
     borrowed_piece_factor: float = 0.7
     """Graded support (``Check.support``): an entailed claim gets 1/2 at the threshold rising to 1 at
-    ``full_support_coverage`` (what a window covering 90 % still lacks is an inflection or a minor word); a
-    neutral one 0 up to ``contradiction_alignment``, then rising to ``max_neutral_support`` (just below 1/2) at the
-    threshold, multiplied by ``absent_number_support`` when a number of the claim is not in the premise; a
-    contradicted one 0. Both shrink toward the boundary for a claim lighter than ``specific_claim_weight`` (in
-    proportion) and by ``borrowed_piece_factor`` for every sentence the window borrows from elsewhere."""
+    ``full_support_coverage`` (what a window covering 90 % still lacks is an inflection or a minor word), the rise
+    × e^(−``uncovered_decay`` · w) where w is the claim weight the window leaves uncovered beyond
+    ``uncovered_allowance`` (two content words: paraphrase; more is room for a detail the premise does not state;
+    fitted on the tune splits); a neutral one 0 up to ``contradiction_alignment``, then rising as the
+    ``neutral_rise_power`` of the way to the threshold, where it reaches ``max_neutral_support`` (just below 1/2),
+    × ``absent_number_support`` when a number of the claim is not in the premise; a contradicted one 0. Both shrink
+    toward the boundary for a claim lighter than ``specific_claim_weight`` (in proportion) and by
+    ``borrowed_piece_factor`` for every sentence the window borrows from elsewhere."""
 
     # ------------------------------------------------------------------------------------------- entities
     entity_found_share: float = 0.8

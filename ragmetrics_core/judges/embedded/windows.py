@@ -40,12 +40,7 @@ def needed_coverage(total: float) -> float:
 
 def numbers_may_clash(claim: Terms, premise: Premise) -> bool:
     """Whether a claim number is missing while the premise has numbers: then the rest decides contradiction."""
-    if premise.has_numbers:
-        keys = premise.keys
-        for number in claim.numbers:
-            if number.key not in keys:
-                return True
-    return False
+    return premise.has_numbers and any(number.key not in premise.keys for number in claim.numbers)
 
 
 def content_bound(claim: Terms, premise: Premise) -> float:
@@ -93,12 +88,8 @@ def _near_probe(key: str) -> tuple[str, tuple[str, ...]] | None:
     ``None`` when no near match is possible (numbers, short keys, Chinese bigrams)."""
     if len(key) < _PREFIX_MIN or key[0] == "#":
         return None
-    return key[:_PREFIX_MIN], _inner_suffixes(key)
-
-
-def _inner_suffixes(key: str) -> tuple[str, ...]:
-    """The endings of ``key`` a compound match looks for ("sunlight" → "unlight", "nlight", "light")."""
-    return tuple(key[cut:] for cut in range(1, len(key) - _PREFIX_MIN))
+    # The endings a compound match looks for: "sunlight" → "unlight", "nlight", "light".
+    return key[:_PREFIX_MIN], tuple(key[cut:] for cut in range(1, len(key) - _PREFIX_MIN))
 
 
 def best_window(claim: Terms, premise: Premise, total: float) -> Window | None:

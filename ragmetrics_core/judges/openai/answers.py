@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TypeVar, cast
+from typing import TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -14,12 +14,12 @@ from ragmetrics_core.judges.openai.parsing import (
     Alignment,
     AnswerFormatError,
     align_by_id,
+    align_read,
     parse_json_answer,
     read_model,
 )
 from ragmetrics_core.judges.openai.schemas import (
     ChunkCheckAnswer,
-    ChunkVerdict,
     ClaimRow,
     EntityFound,
     ExtractionAnswer,
@@ -97,7 +97,7 @@ def _aligned(
 ) -> Alignment[ItemT]:
     """Items placed by id: already read (``read``), or each read on its own so one bad item costs only itself."""
     if read is not None:
-        return align_by_id(read, ids, lambda item: cast(ItemT, item), _id_of)
+        return align_read(read, ids, _id_of)
     return align_by_id(items, ids, lambda raw: read_model(raw, model), _id_of)
 
 
@@ -115,7 +115,7 @@ def read_text_check(
         verdicts = _aligned(_items(parse_json_answer(reply.content).value, "verdicts"), None, TextVerdict, claim_ids)
     return (
         Alignment(
-            items={i: TextCheck(Verdict(item.verdict), item.rationale.strip()) for i, item in verdicts.items.items()},
+            items={i: TextCheck(item.verdict, item.rationale.strip()) for i, item in verdicts.items.items()},
             missing=verdicts.missing,
             notes=verdicts.notes,
         ),
@@ -124,7 +124,7 @@ def read_text_check(
 
 
 def read_chunk_check(
-    reply: ChatAnswer, claim_ids: Sequence[str], entity_ids: Sequence[str], chunk_ids: Sequence[str]
+    reply: ChatAnswer, claim_ids: Sequence[str], entity_ids: Sequence[str], chunk_ids: list[str]
 ) -> tuple[Alignment[Row], Alignment[bool]]:
     whole = _whole(reply, ChunkCheckAnswer)
     if whole is not None:
@@ -152,13 +152,16 @@ def read_chunk_check(
     )
 
 
-def _row(claim: ClaimRow, chunk_ids: Sequence[str]) -> Row | str:
+def _row(claim: ClaimRow, chunk_ids: list[str]) -> Row | str:
     """One claim's verdicts placed by chunk id, or why they cannot be (a chunk without a verdict)."""
-    cells = align_by_id(claim.chunks, chunk_ids, lambda cell: cast(ChunkVerdict, cell), _id_of)
-    if cells.missing:
-        return f"claim {claim.id} lacks verdicts for {', '.join(cells.missing)}"
-    verdicts = {chunk_id: Verdict(cell.verdict) for chunk_id, cell in cells.items.items()}
-    return Row(chunks=verdicts, together=Verdict(claim.all_chunks), rationale=claim.rationale.strip())
+    if [cell.id for cell in claim.chunks] == chunk_ids:  # every chunk once, in the order asked (structured output)
+        verdicts = {cell_id: cell.verdict for cell_id, cell in zip(chunk_ids, claim.chunks, strict=True)}
+    else:
+        cells = align_read(claim.chunks, chunk_ids, _id_of)
+        if cells.missing:
+            return f"claim {claim.id} lacks verdicts for {', '.join(cells.missing)}"
+        verdicts = {chunk_id: cell.verdict for chunk_id, cell in cells.items.items()}
+    return Row(chunks=verdicts, together=claim.all_chunks, rationale=claim.rationale.strip())
 
 
 def combine_rows(rows: Sequence[Row]) -> Row:

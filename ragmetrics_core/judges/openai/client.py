@@ -18,8 +18,7 @@ import re
 import threading
 import time
 import weakref
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Mapping, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import Any, TypeVar
@@ -240,8 +239,7 @@ class OpenAIEndpoint:
             default_query=self._default_query or None,
         )
 
-    @asynccontextmanager
-    async def _client(self) -> AsyncIterator[AsyncOpenAI]:
+    async def _client(self) -> AsyncOpenAI:
         """This endpoint's client on the running loop: built once per loop (an ``AsyncOpenAI`` builds an SSL
         context, ~18 ms of CPU, and owns the connection pool), closed when the loop shuts down or on
         :meth:`aclose`."""
@@ -255,7 +253,7 @@ class OpenAIEndpoint:
             with self._clients_lock:
                 self._clients[loop] = client
                 self._closers[loop] = closer  # held, or collecting it would close the client at once
-        yield client
+        return client
 
     async def aclose(self) -> None:
         """Close this endpoint's client on the running loop (clients of other loops close with their loops)."""
@@ -270,9 +268,13 @@ class OpenAIEndpoint:
 
     def _limit(self) -> asyncio.Semaphore:
         loop = asyncio.get_running_loop()
+        key = (self.base_url, self._concurrency)
         with _LIMITS_LOCK:
             per_loop = _LIMITS.setdefault(loop, {})
-            return per_loop.setdefault((self.base_url, self._concurrency), asyncio.Semaphore(self._concurrency))
+            limit = per_loop.get(key)
+            if limit is None:
+                limit = per_loop[key] = asyncio.Semaphore(self._concurrency)
+            return limit
 
     # -- chat -------------------------------------------------------------------------------------------
 
@@ -311,7 +313,7 @@ class OpenAIEndpoint:
         return value, usage
 
     async def _chat(self, ask: ChatAsk) -> tuple[ChatAnswer, Usage]:
-        usage = Usage()
+        usage: Usage | None = None  # what refused requests cost before the one that was answered
         while True:
             level = self._level(ask.structured_output)
             request = self._adapted({"model": ask.model, "messages": ask.messages, **ask.params})
@@ -324,7 +326,7 @@ class OpenAIEndpoint:
                 )
             except EndpointError as error:
                 if error.status in _FORMAT_REFUSAL_STATUS and self._adapt_to_refusal(error.detail, request):
-                    usage = usage + error.usage
+                    usage = error.usage if usage is None else usage + error.usage
                     continue
                 if ask.structured_output == "auto" and error.status in _FORMAT_REFUSAL_STATUS and level != "off":
                     # The endpoint refuses this response_format: step down once and remember it.
@@ -335,18 +337,14 @@ class OpenAIEndpoint:
                         error.status,
                     )
                     self._format_level = _FORMAT_LEVELS.index(level) + 1
-                    usage = usage + error.usage
+                    usage = error.usage if usage is None else usage + error.usage
                     continue
-                error.usage = usage + error.usage
+                if usage is not None:
+                    error.usage = usage + error.usage
                 raise
-            usage = usage + call_usage
+            usage = call_usage if usage is None else usage + call_usage  # its tokens as the endpoint reported
             choice = completion.choices[0] if completion.choices else None
             content = choice.message.content if choice is not None and choice.message is not None else None
-            reported = completion.usage
-            usage = usage + Usage(
-                prompt_tokens=reported.prompt_tokens if reported is not None else 0,
-                completion_tokens=reported.completion_tokens if reported is not None else 0,
-            )
             # An endpoint, a proxy or a prompt-injected model may echo a key: it must not reach claims, results or the
             # cache, so the answer is scrubbed before anything reads it.
             return ChatAnswer(scrub_secrets(content or ""), choice.finish_reason if choice is not None else None), usage
@@ -370,14 +368,12 @@ class OpenAIEndpoint:
         return True
 
     async def _create_completion(self, request: dict[str, Any]) -> Completion:
-        async with self._client() as client:
-            body = await client.post("/chat/completions", body=request, cast_to=bytes)
-        return read_completion(body)
+        client = await self._client()
+        return read_completion(await client.post("/chat/completions", body=request, cast_to=bytes))
 
     async def _create_embeddings(self, model: str, texts: list[str]) -> Embeddings:
-        async with self._client() as client:
-            body = await client.post("/embeddings", body={"model": model, "input": texts}, cast_to=bytes)
-        return read_embeddings(body)
+        client = await self._client()
+        return read_embeddings(await client.post("/embeddings", body={"model": model, "input": texts}, cast_to=bytes))
 
     def _level(self, structured_output: StructuredOutput) -> StructuredOutput:
         if structured_output != "auto":
@@ -409,9 +405,8 @@ class OpenAIEndpoint:
                 status=None,
                 attempts=1,
             )
-        vectors = [[float(x) for x in item.embedding] for item in data]
-        tokens = response.usage.prompt_tokens if response.usage is not None else 0
-        usage = _as_embedding_usage(usage).model_copy(update={"prompt_tokens": tokens})
+        vectors = [item.embedding for item in data]  # floats already (read by .wire)
+        usage = _as_embedding_usage(usage)  # with the prompt tokens the endpoint reported (_embedding_tokens)
         if self._cache is not None:
             await self._cache.aput(key, model=model, kind="embeddings", value=vectors)
         return vectors, usage
@@ -425,9 +420,10 @@ class OpenAIEndpoint:
         payload: object = None,
         tokens_of: Callable[[T], tuple[int, int]] | None = None,
     ) -> tuple[T, Usage]:
-        """Send with backoff; ``Usage.calls`` counts every attempt, ``latency_s`` the whole wait. With a gate, each
-        attempt waits for it first and reports what it cost (``tokens_of`` the answer) or the 429 it got; a gate or a
-        spend meter is given the tokens ``payload`` is estimated to cost (only they read the estimate)."""
+        """Send with backoff; ``Usage.calls`` counts every attempt, ``latency_s`` the whole wait, the tokens are what
+        ``tokens_of`` reads off the answer. With a gate, each attempt waits for it first and reports what it cost or
+        the 429 it got; a gate or a spend meter is given the tokens ``payload`` is estimated to cost (only they read
+        the estimate)."""
         call = _Call(what, self._deadline(), current_meter(), time.perf_counter())
         if self._gate is not None or call.meter is not None:
             call.estimated_tokens = _estimate_tokens(payload)
@@ -440,8 +436,11 @@ class OpenAIEndpoint:
             except _AttemptFailed as failed:
                 failure = failed.failure
             else:
-                await self._answered(call, result, tokens_of)
-                return result, Usage(calls=call.attempts, latency_s=time.perf_counter() - call.started)
+                prompt_tokens, completion_tokens = await self._answered(call, result, tokens_of)
+                return result, Usage(
+                    calls=call.attempts, latency_s=time.perf_counter() - call.started, prompt_tokens=prompt_tokens,
+                    completion_tokens=completion_tokens,
+                )
             await self._account_failure(call, failure)
             if not failure.retryable or call.attempts >= self._retry.max_attempts:
                 outcome = "gave up after" if failure.retryable else "failed on"
@@ -519,13 +518,18 @@ class OpenAIEndpoint:
             detail = f"timed out after {self._timeout_s:g} s without a complete answer"
         return _Failure(retryable=True, connection_failed=True, detail=detail)
 
-    async def _answered(self, call: _Call, result: T, tokens_of: Callable[[T], tuple[int, int]] | None) -> None:
+    async def _answered(
+        self, call: _Call, result: T, tokens_of: Callable[[T], tuple[int, int]] | None
+    ) -> tuple[int, int]:
+        """Report an answer to the circuit, the spend meter and the gate; the tokens it reported (prompt,
+        completion)."""
         self._circuit.answered()
         prompt_tokens, completion_tokens = tokens_of(result) if tokens_of is not None else (0, 0)
         if call.meter is not None:
             call.meter.add(1, prompt_tokens, completion_tokens)
         if self._gate is not None:
             await self._gate.after_attempt(call.what, call.estimated_tokens, prompt_tokens, completion_tokens)
+        return prompt_tokens, completion_tokens
 
     async def _account_failure(self, call: _Call, failure: _Failure) -> None:
         """A failed attempt's bill, the circuit's count and the gate's report."""

@@ -311,7 +311,7 @@ class OpenAIJudge:
         for attempt in (1, 2):
             try:
                 value, usage = await self._chat.chat_json(ask, read)
-                return value, self._record(self._priced(spent + usage))
+                return value, self._record(self._priced(usage if attempt == 1 else spent + usage))
             except EndpointError as error:
                 error.usage = self._record(self._priced(spent + error.usage))  # all this ask spent, on the error
                 raise

@@ -141,7 +141,7 @@ def align_by_id(
     read: Callable[[object], ItemT],
     id_of: Callable[[ItemT], str | None],
 ) -> Alignment[ItemT]:
-    """Match answer items to ``expected_ids`` by the id each item echoes.
+    """Match answer items to ``expected_ids`` by the id each item echoes, each read with ``read`` first.
 
     A list without ids is aligned by position only when it has exactly the expected length; a duplicate,
     an unknown id or an unreadable item is never guessed into place, so a short or reordered answer
@@ -153,8 +153,21 @@ def align_by_id(
             readable.append(read(raw))
         except (AnswerFormatError, ValidationError, TypeError, ValueError):
             readable.append(None)
+    return _placed(readable, expected_ids, id_of)
+
+
+def align_read(
+    items: Sequence[ItemT], expected_ids: Sequence[str], id_of: Callable[[ItemT], str | None]
+) -> Alignment[ItemT]:
+    """:func:`align_by_id` for items read already (an answer read whole)."""
+    return _placed(list(items), expected_ids, id_of)
+
+
+def _placed(
+    readable: list[ItemT | None], expected_ids: Sequence[str], id_of: Callable[[ItemT], str | None]
+) -> Alignment[ItemT]:
     ids = [None if item is None else id_of(item) for item in readable]
-    if ids == expected_ids:  # what a model following the prompt sends: every id once, in the order asked
+    if ids == list(expected_ids):  # what a model following the prompt sends: every id once, in the order asked
         return Alignment(items=dict(zip(expected_ids, cast(list[ItemT], readable), strict=True)), missing=[], notes=[])
     expected = set(expected_ids)
     notes: list[str] = []
