@@ -18,25 +18,24 @@ in time and memory)."""
 def add_acronyms(
     text: str,
     matches: list[Token],
-    keys_at: list[str | None] | None,
+    keys_at: list[str | None],
     capitals: list[int],
     weights: dict[str, float],
-    order: list[str],
 ) -> None:
     """Let "LIC" and "Life Insurance Corporation" match each other.
 
     Every capitalised span of two or more words (tokens ``capitals`` of ``matches``) also yields its initials
     (weight 0: they help a premise match, they never make a claim harder to cover). A span followed by its own
     acronym in parentheses, "Life Insurance Corporation of India (LIC)", hands its weight to the acronym, so a
-    premise that only says "LIC" still covers the claim (``keys_at``, every token's key, is needed only then).
+    premise that only says "LIC" still covers the claim (``keys_at`` holds every token's key, None for no term).
     """
     key_counts: Counter[str] | None = None  # every key's count in the text, counted once, when a name needs it
     for span in _spans(text, matches, capitals):
         initials = "".join(matches[position][1][0].casefold() for position in span[:MAX_ACRONYM])
         for length in range(3 if len(initials) > 2 else 2, len(initials) + 1):
-            add(weights, order, initials[:length], 0.0)
-        acronym = _acronym_after(text, matches, span, initials) if keys_at is not None else None
-        if acronym is None or keys_at is None:
+            add(weights, initials[:length], 0.0)
+        acronym = _acronym_after(text, matches, span, initials)
+        if acronym is None:
             continue
         if key_counts is None:
             key_counts = Counter(key for key in keys_at if key)

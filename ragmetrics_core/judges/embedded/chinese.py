@@ -26,13 +26,9 @@ NAME_TAIL = 10
 """The characters of a Chinese name before its Latin acronym ("印度人寿保险公司(LIC)") that hand it their weight."""
 
 
-def add(weights: dict[str, float], order: list[str], key: str, weight: float) -> None:
+def add(weights: dict[str, float], key: str, weight: float) -> None:
     """Add a term, or raise its weight (a term keeps the highest weight it is given)."""
-    previous = weights.get(key)
-    if previous is None:
-        weights[key] = weight
-        order.append(key)
-    elif weight > previous:
+    if weights.setdefault(key, weight) < weight:
         weights[key] = weight
 
 
@@ -41,7 +37,7 @@ def names_speaker(run: str) -> bool:
     return any(speaker in run for speaker in _SPEAKERS)
 
 
-def cjk_terms(run: str, weights: dict[str, float], order: list[str], negated_keys: set[str] | None = None) -> bool:
+def cjk_terms(run: str, weights: dict[str, float], negated_keys: set[str] | None = None) -> bool:
     """Add character bigrams (unigrams for lone content characters); return whether the run negates.
 
     What follows a negation character ("不", "没", "未", ...) up to the end of the run is recorded as negated.
@@ -58,7 +54,7 @@ def cjk_terms(run: str, weights: dict[str, float], order: list[str], negated_key
         if char == "\u200b":
             continue
         if char == "|" or char in lexicon.ZH_STOP_CHARS or char in lexicon.NEGATIONS_ZH:
-            added = _segment_terms(segment, weights, order)
+            added = _segment_terms(segment, weights)
             if in_scope and negated_keys is not None:
                 negated_keys.update(added)
             if char in lexicon.NEGATIONS_ZH and negated:
@@ -72,23 +68,23 @@ def cjk_terms(run: str, weights: dict[str, float], order: list[str], negated_key
 def name_terms(name: str) -> dict[str, float]:
     """The terms of the tail of a Chinese name (see :data:`NAME_TAIL`)."""
     found: dict[str, float] = {}
-    cjk_terms(name[-NAME_TAIL:], found, [])
+    cjk_terms(name[-NAME_TAIL:], found)
     return found
 
 
-def _segment_terms(segment: list[str], weights: dict[str, float], order: list[str]) -> list[str]:
+def _segment_terms(segment: list[str], weights: dict[str, float]) -> list[str]:
     if not segment:
         return []
     if len(segment) == 1:
-        add(weights, order, segment[0], KNOBS.zh_unigram_weight)
+        add(weights, segment[0], KNOBS.zh_unigram_weight)
         return [segment[0]]
     for char in segment:
         # Weightless unigrams let a claim's lone content character (a one-character segment, which weighs) be
         # found inside a longer run of the premise: "外" of "…组织以外" in "政府以外的".
-        add(weights, order, char, 0.0)
+        add(weights, char, 0.0)
     bigrams = [first + second for first, second in pairwise(segment)]
     for bigram in bigrams:
-        add(weights, order, bigram, KNOBS.weak_weight if bigram in lexicon.ZH_WEAK else KNOBS.zh_bigram_weight)
+        add(weights, bigram, KNOBS.weak_weight if bigram in lexicon.ZH_WEAK else KNOBS.zh_bigram_weight)
     return bigrams
 
 

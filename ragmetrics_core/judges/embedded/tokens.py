@@ -28,7 +28,8 @@ TOKEN_RE = re.compile(
 """Every token kind, for text the whitespace split cannot read alone: ``mixed`` ("CO2"), ``num``, ``cjk``,
 ``word``."""
 HAS_CJK_RE = re.compile(f"[{CJK}]")
-_SPACED_DIGITS_RE = re.compile(r"\d[\u00a0\u202f\u2009 ]\d")  # the digit-group separators the pattern accepts
+SPACED_DIGITS_RE = re.compile(r"\d[\u00a0\u202f\u2009 ]\d")
+"""Digit groups that may form one number across a space ("1 889"): only the pattern over the whole text reads them."""
 EDGE_PUNCTUATION = "\"'()[]{}<>«»“”‘’„.,;:!?…—–-/\\|*•·"
 MAX_TOKEN_CHARS = 64
 """No word is longer: a longer token is cut, which keeps the word caches small on garbage input."""
@@ -43,7 +44,6 @@ Special = tuple[int, bool, str | None, bool]
 """(kind, capitalised, key as a name or None, all-capitals name) of a word that is not plain lower-case content."""
 TokenInfo = tuple[str, float, Special | None]
 """(key, weight, special) of a word; ``special`` is None for a plain lower-case content word."""
-PLAIN_WORD: Special = (CONTENT, False, None, False)
 
 
 def prepare(text: str) -> str:
@@ -59,41 +59,39 @@ def prepare(text: str) -> str:
 
 
 def tokens(text: str) -> list[Token]:
-    """Split on whitespace and classify; only tokens with inner punctuation or digits go through the regex.
-
-    Equivalent to scanning the whole text with :data:`TOKEN_RE`, several times faster on ordinary prose.
-    """
-    if (not text.isascii() and HAS_CJK_RE.search(text)) or _SPACED_DIGITS_RE.search(text):
-        # Chinese, or digit groups that may form one number across a space ("1 889"): the pattern decides.
-        return [(match.lastgroup or "word", match.group(), match.start(), match.end())
-                for match in TOKEN_RE.finditer(text)]
+    """Split on whitespace and classify each part (:func:`part_tokens`); the same tokens as scanning the whole text
+    with :data:`TOKEN_RE`, several times faster on ordinary prose."""
+    if (not text.isascii() and HAS_CJK_RE.search(text)) or SPACED_DIGITS_RE.search(text):
+        return scan_tokens(text)
     found: list[Token] = []
-    find = text.find
-    parts = text.split()
-    # One whitespace character between words (the usual case) gives every offset by addition, without a search.
-    single = len(text) == sum(map(len, parts)) + len(parts) - 1
-    position = -1 if single else 0
-    for raw in parts:
-        start = position + 1 if single else find(raw, position)
-        position = start + len(raw)
-        if raw.isalpha():
-            # The common case, a bare word: nothing to strip, no offsets to adjust.
-            found.append(("word", raw, start, position))
-            continue
-        core = raw.strip(EDGE_PUNCTUATION)
-        if not core:
-            continue
-        offset = start + raw.find(core)
-        if core.isalpha():
-            found.append(("word", core, offset, offset + len(core)))
-        elif core.isdigit():
-            found.append(("num", core, offset, offset + len(core)))
-        else:
-            found.extend(
-                (match.lastgroup or "word", match.group(), offset + match.start(), offset + match.end())
-                for match in TOKEN_RE.finditer(core)
-            )
+    position = 0
+    for raw in text.split():
+        position = text.find(raw, position)
+        found += part_tokens(raw, position)
+        position += len(raw)
     return found
+
+
+def scan_tokens(text: str) -> list[Token]:
+    """The tokens of the whole text by :data:`TOKEN_RE`: what a text with Chinese or digit groups needs."""
+    return [(match.lastgroup or "word", match.group(), match.start(), match.end()) for match in TOKEN_RE.finditer(text)]
+
+
+def part_tokens(raw: str, start: int) -> list[Token]:
+    """The tokens of one whitespace-separated part of a text without Chinese, the part starting at ``start``: only
+    a part with inner punctuation or digits goes through the pattern."""
+    if raw.isalpha():
+        return [("word", raw, start, start + len(raw))]
+    core = raw.strip(EDGE_PUNCTUATION)
+    if not core:
+        return []
+    offset = start + raw.find(core)
+    if core.isalpha():
+        return [("word", core, offset, offset + len(core))]
+    if core.isdigit():
+        return [("num", core, offset, offset + len(core))]
+    return [(match.lastgroup or "word", match.group(), offset + match.start(), offset + match.end())
+            for match in TOKEN_RE.finditer(core)]
 
 
 def _word_key(word: str) -> str:
@@ -116,11 +114,6 @@ def word_key(word: str) -> str:
     """The term key of one word (stemmed, synonyms merged)."""
     key = _word_key(word)
     return _CANONICAL.get(key, key)
-
-
-def name_key(word: str) -> str:
-    """The term key of a word read as a name: its own stem, synonyms left apart ("Swift" is a singer, not "fast")."""
-    return _word_key(word.casefold())
 
 
 TOKEN_INFOS: dict[str, TokenInfo | None] = {}
@@ -163,7 +156,8 @@ def _token_info(token: str) -> TokenInfo | None:
     capitalised = token[0].isupper()
     if word_kind >= WEAK and not capitalised:
         return key, weight, None  # a plain content word, the commonest: the term loop adds it directly
-    as_name = name_key(token) if capitalised and word_kind == CONTENT else None
+    # A name keeps its own stem, synonyms left apart ("Swift" is a singer, not "fast").
+    as_name = _word_key(token) if capitalised and word_kind == CONTENT else None
     return key, weight, (word_kind, capitalised, as_name, len(token) >= 2 and token.isupper())
 
 
