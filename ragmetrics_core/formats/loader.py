@@ -52,8 +52,9 @@ class LoadedSample:
 class IdLedger:
     """What a first reading of a source found about its ids, so that reading it again settles them the same way
     holding only the exceptions: ``iter_samples(..., ids=ledger)`` records on its first reading with the ledger
-    and replays on the later ones. Telling a repeated id needs every id seen, which a later reading then does not
-    rebuild. Rows are counted from 0 among those that parsed (bad rows are bad again on every reading)."""
+    and replays on the later ones. A file is screened before that first reading (see ``screen``), which then
+    holds only the ids that may repeat. Rows are counted from 0 among those that parsed (bad rows are bad again
+    on every reading)."""
 
     readings: int = 0
     repeated: dict[int, RowError] = field(default_factory=dict)
@@ -88,7 +89,8 @@ def iter_samples(
     ``datasets.Dataset``, a ragas ``EvaluationDataset`` or list of ``SingleTurnSample``, dicts or
     :class:`RagSample` objects; anything else raises :class:`TypeError` saying what is accepted.
 
-    ``ids``: read the same source again holding no id per row (see :class:`IdLedger`).
+    ``ids``: settle the ids of a file holding a hash per id rather than the id, and read the same source again
+    holding no id per row (see :class:`IdLedger`).
 
     Raises :class:`InputError` only when the source cannot be read at all (missing file, unknown format).
     """
