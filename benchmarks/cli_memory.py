@@ -9,6 +9,11 @@ distinct text, such as the embedded judge's word caches.
 
     .venv/bin/python benchmarks/cli_memory.py                            # 20k, 50k, 100k, 200k rows
     .venv/bin/python benchmarks/cli_memory.py --rows 10000 20000 --code ../main   # another checkout's code
+    .venv/bin/python benchmarks/cli_memory.py --resume --rows 100000 300000 --code . ../main   # side by side
+
+``--resume``: the results file already holds a complete result for every row (written here, fifteen scores each,
+not judged), so the command resumes them all: its peak is the plan's and the resume's, with no judging. Each
+``--rows`` figure is then its own run, every ``--code`` checkout in turn.
 
 Each checkpoint is printed as it is passed: stop a long run early with ``kill -INT`` on its ``ragmetrics_core.cli``
 process (the command exits 130 and the peak is printed). Linux only (``/proc``).
@@ -80,6 +85,20 @@ def write_rows(path: Path, rows: int, seed: int = 28) -> None:
             handle.write(json.dumps(row) + "\n")
 
 
+def write_finished_results(code: Path, source: Path, out: Path) -> None:
+    """A complete result for every row of ``source``, as a finished run would have written them."""
+    sys.path.insert(0, str(code))
+    from ragmetrics_core.formats.results_io import result_record
+    from ragmetrics_core.metrics.registry import METRICS
+    from ragmetrics_core.results import EvaluationResult, MetricScore
+
+    scores = {name: MetricScore(metric=name, score=0.5, direction=spec.direction) for name, spec in METRICS.items()}
+    with source.open(encoding="utf-8") as rows, out.open("w", encoding="utf-8") as results:
+        for line, text in enumerate(rows, start=1):
+            result = EvaluationResult(sample_id=json.loads(text)["id"], judge="embedded", scores=scores)
+            results.write(json.dumps(result_record(result, None, line), ensure_ascii=False) + "\n")
+
+
 def _rss_mb(pid: int) -> float | None:
     try:
         with open(f"/proc/{pid}/status", encoding="ascii") as status:
@@ -106,6 +125,7 @@ def measure(
     ended: tuple[int, int, resource.struct_rusage] | None = None
     out.touch()  # followed from the first row
     with open(out, "rb") as results:
+        results.seek(0, os.SEEK_END)  # rows already there (a resume) are not the run's
         while True:
             chunk = results.read()
             written += chunk.count(b"\n")
@@ -132,19 +152,38 @@ def measure(
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rows", type=int, nargs="*", default=[20_000, 50_000, 100_000, 200_000],
-                        help="checkpoints; one run over the largest")
-    parser.add_argument("--code", type=Path, default=Path(__file__).resolve().parents[1],
-                        help="the checkout whose ragmetrics_core runs (default: this one)")
+                        help="checkpoints; one run over the largest (with --resume: one run each)")
+    parser.add_argument("--code", type=Path, nargs="+", default=[Path(__file__).resolve().parents[1]],
+                        help="the checkouts whose ragmetrics_core runs (default: this one)")
+    parser.add_argument("--resume", action="store_true", help="resume a finished run instead of judging")
     args = parser.parse_args()
     checkpoints = sorted(args.rows)
+    codes = [code.resolve() for code in args.code]
     with tempfile.TemporaryDirectory() as folder:
+        if args.resume:
+            _resume_runs(codes, Path(folder), checkpoints)
+            return
         source = Path(folder) / "rows.jsonl"
         write_rows(source, checkpoints[-1] + _AFTER_LAST)
-        print(f"ragmetrics evaluate, embedded judge, {checkpoints[-1] + _AFTER_LAST:,} generated rows, "
-              f"code: {args.code}")
-        print(f"{'rows':>9} {'RSS MB':>8} {'growth B/row since previous':>28}", flush=True)
-        _, peak, seconds = measure(args.code.resolve(), source, Path(folder) / "out.jsonl", checkpoints)
-    print(f"peak RSS {peak:.1f} MB, {seconds:.0f} s")
+        for code in codes:
+            print(f"ragmetrics evaluate, embedded judge, {checkpoints[-1] + _AFTER_LAST:,} generated rows, "
+                  f"code: {code}")
+            print(f"{'rows':>9} {'RSS MB':>8} {'growth B/row since previous':>28}", flush=True)
+            out = Path(folder) / "out.jsonl"
+            out.unlink(missing_ok=True)
+            _, peak, seconds = measure(code, source, out, checkpoints)
+            print(f"peak RSS {peak:.1f} MB, {seconds:.0f} s")
+
+
+def _resume_runs(codes: list[Path], folder: Path, sizes: list[int]) -> None:
+    print(f"{'rows':>9} {'peak RSS MB':>12} {'seconds':>8}  code (a finished run resumed: every row)")
+    for rows in sizes:
+        source, out = folder / f"rows{rows}.jsonl", folder / f"out{rows}.jsonl"
+        write_rows(source, rows)
+        write_finished_results(codes[0], source, out)
+        for code in codes:
+            _, peak, seconds = measure(code, source, out, [])
+            print(f"{rows:9,d} {peak:12.1f} {seconds:8.0f}  {code}", flush=True)
 
 
 def _print_row(seen: list[tuple[int, float]]) -> None:

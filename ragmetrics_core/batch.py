@@ -390,7 +390,7 @@ def _plan(
     """Read the input once: report bad rows, find the samples the results file already has, and mark the ones
     still to evaluate (held only when the source cannot be read again)."""
     rereadable = isinstance(source, str | Path) and str(source) != STDIN
-    plan = _Plan(source, format, columns, held=None if rereadable else [])
+    plan = _Plan(source, format, columns, held=None if rereadable else [], ids=IdLedger(limit=limit))
     if index is not None:
         plan.resumed_rows = array("q", [-1]) * index.rows
     for row in iter_samples(source, format=format, columns=columns, ids=plan.ids):
@@ -433,8 +433,9 @@ def _to_evaluate(
 ) -> int:
     """1 when the row is to be evaluated; 0 when the results file already holds it complete (resumed) or, with
     ``only_failed``, holds nothing for it (left for a later run)."""
-    if index is not None and index.complete(row.id):
-        plan.resumed_rows[index.last[row.id]] = position
+    done_row = None if index is None else index.complete_row(row.id)
+    if done_row is not None:
+        plan.resumed_rows[done_row] = position
         run.resumed += 1
         return 0
     if index is not None and row.id in index.incomplete:

@@ -17,6 +17,7 @@ from ragmetrics_core.formats.columns import header_problem, record_to_sample, sa
 from ragmetrics_core.formats.errors import InputError, RowError, json_problem
 from ragmetrics_core.formats.ragchecker import RagCheckerFormatError, read_ragchecker
 from ragmetrics_core.formats.records import WRAPPER_KEYS, RawRecord, TableFormat, read_records
+from ragmetrics_core.formats.repeats import RepeatScreen, screen_repeats
 from ragmetrics_core.formats.tables import in_memory_rows, is_in_memory, memory_name
 from ragmetrics_core.sample import RagSample
 
@@ -51,14 +52,20 @@ class LoadedSample:
 class IdLedger:
     """What a first reading of a source found about its ids, so that reading it again settles them the same way
     holding only the exceptions: ``iter_samples(..., ids=ledger)`` records on its first reading with the ledger
-    and replays on the later ones. Telling a repeated id needs every id seen, which a later reading then does not
-    rebuild. Rows are counted from 0 among those that parsed (bad rows are bad again on every reading)."""
+    and replays on the later ones. A file is screened before that first reading (see ``screen``), which then
+    holds only the ids that may repeat. Rows are counted from 0 among those that parsed (bad rows are bad again
+    on every reading)."""
 
     readings: int = 0
     repeated: dict[int, RowError] = field(default_factory=dict)
     """The rows whose explicit id an earlier row used: each one's error."""
     numbered: dict[int, int] = field(default_factory=dict)
     """The rows without an id repeating an earlier row's content: their number (2, 3, ...)."""
+    limit: int | None = None
+    """How many settled rows the reader takes at most: the screening of a file stops once it has read them."""
+    screen: RepeatScreen | None = None
+    """For a file: the hashes of the ids that may repeat, from a reading before the first (see
+    :mod:`ragmetrics_core.formats.repeats`); the first reading then follows only those ids."""
 
 
 def iter_samples(
@@ -82,35 +89,45 @@ def iter_samples(
     ``datasets.Dataset``, a ragas ``EvaluationDataset`` or list of ``SingleTurnSample``, dicts or
     :class:`RagSample` objects; anything else raises :class:`TypeError` saying what is accepted.
 
-    ``ids``: read the same source again holding no id per row (see :class:`IdLedger`).
+    ``ids``: settle the ids of a file holding a hash per id rather than the id, and read the same source again
+    holding no id per row (see :class:`IdLedger`).
 
     Raises :class:`InputError` only when the source cannot be read at all (missing file, unknown format).
     """
     ledger = ids if ids is not None else IdLedger()
     replay = ledger.readings > 0
+    if not replay and ids is not None and isinstance(source, str | Path) and str(source) != STDIN:
+        # A file is read once more first, for which ids may repeat: the settling reading then holds only those.
+        parsed = (row.sample for row in _parsed_rows(source, format, columns) if isinstance(row, LoadedSample))
+        ledger.screen = screen_repeats(parsed, ledger.limit)
     ledger.readings += 1
+    yield from (_replay_ids if replay else _settle_ids)(_parsed_rows(source, format, columns), ledger)
+
+
+def _parsed_rows(
+    source: Source, format: InputFormat, columns: Mapping[str, str] | None
+) -> Iterator[LoadedSample | RowError]:
+    """Each row of ``source``, its id not settled yet."""
     if is_in_memory(source):
         name, records = in_memory_rows(source)
-        yield from (_replay_ids if replay else _settle_ids)(_memory_rows(records, name, columns), ledger)
+        yield from _memory_rows(records, name, columns)
         return
     name, stream, owned = _open(source)
     try:
         fmt = _settle_format(format, name)
-        rows: Iterator[LoadedSample | RowError]
         if fmt == "ragchecker":
-            rows = _ragchecker_rows(stream.read(), name)
+            yield from _ragchecker_rows(stream.read(), name)
         elif format == "auto" and fmt in ("json", None):
             # Only the content tells a RAGChecker file from rows, and (stdin) a JSON document from JSON lines.
             text = stream.read()
             if _is_ragchecker_output(text):
-                rows = _ragchecker_rows(text, name)
+                yield from _ragchecker_rows(text, name)
             else:
                 by_content: TableFormat = "json" if fmt == "json" or _looks_like_json_document(text) else "jsonl"
-                rows = _table_rows(io.StringIO(text), by_content, name, columns)
+                yield from _table_rows(io.StringIO(text), by_content, name, columns)
         else:
             assert fmt is not None
-            rows = _table_rows(stream, fmt, name, columns)
-        yield from (_replay_ids if replay else _settle_ids)(rows, ledger)
+            yield from _table_rows(stream, fmt, name, columns)
     finally:
         if owned:
             stream.close()
@@ -262,8 +279,10 @@ def _is_ragchecker_output(text: str) -> bool:
 def _settle_ids(rows: Iterator[LoadedSample | RowError], ledger: IdLedger) -> Iterator[LoadedSample | RowError]:
     # Where each explicit id was first used (its line, or row from 1 for sources without lines), not the row itself:
     # a file of a million rows must not be held in memory to tell a repeated id.
+    # A screened file holds only the ids its screen says may repeat: the others are met once.
     seen_explicit: dict[str, int | None] = {}
     hash_counts: dict[str, int] = {}
+    screen = ledger.screen
     parsed = 0
     for row in rows:
         if isinstance(row, RowError):
@@ -272,7 +291,9 @@ def _settle_ids(rows: Iterator[LoadedSample | RowError], ledger: IdLedger) -> It
         parsed += 1
         explicit = row.sample.id
         if explicit is not None:
-            if explicit in seen_explicit:
+            if screen is not None and not screen.may_repeat_id(explicit):
+                yield row
+            elif explicit in seen_explicit:
                 first = seen_explicit[explicit]
                 where = f"line {first}" if row.line is not None else f"row {first}"
                 error = RowError(
@@ -284,11 +305,14 @@ def _settle_ids(rows: Iterator[LoadedSample | RowError], ledger: IdLedger) -> It
                 )
                 ledger.repeated[parsed - 1] = error
                 yield error
-                continue
-            seen_explicit[explicit] = row.line if row.line is not None else None if row.item is None else row.item + 1
-            yield row
+            else:
+                seen_explicit[explicit] = _first_place(row)
+                yield row
             continue
         key = sample_key(row.sample)
+        if screen is not None and not screen.may_repeat_content(key):
+            yield _with_id(row, key, 1)
+            continue
         count = hash_counts.get(key, 0) + 1
         hash_counts[key] = count
         if count > 1:
@@ -311,6 +335,11 @@ def _replay_ids(rows: Iterator[LoadedSample | RowError], ledger: IdLedger) -> It
             yield row
         else:
             yield _with_id(row, sample_key(row.sample), ledger.numbered.get(parsed - 1, 1))
+
+
+def _first_place(row: LoadedSample) -> int | None:
+    """Where a duplicate's message says an id was first used: its line, else its row from 1."""
+    return row.line if row.line is not None else None if row.item is None else row.item + 1
 
 
 def _with_id(row: LoadedSample, key: str, count: int) -> LoadedSample:

@@ -11,10 +11,12 @@ line, which is what a crash mid-write can leave.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import json
 import os
-from collections.abc import Callable, Container, Iterable, Iterator, Sequence
+import weakref
+from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Literal
@@ -22,6 +24,7 @@ from typing import IO, Any, Literal
 from pydantic import ValidationError
 
 from ragmetrics_core.formats.errors import InputError, RowError
+from ragmetrics_core.formats.repeats import LastRows
 from ragmetrics_core.judges.base import Usage
 from ragmetrics_core.results import ClaimExplanation, Direction, EvaluationResult, MetricScore
 from ragmetrics_core.sample import RagSample
@@ -302,7 +305,7 @@ def read_results(
         return stored
     directions = directions or {}
     kept_rows: dict[str, int] = {}
-    for number, row in _rows(path, stored, directions, lambda _number: True, lambda _number: not slim):
+    for number, _place, row in _rows(path, stored, directions, lambda _number: True, lambda _number: not slim):
         assert row.result.sample_id is not None  # _rows refuses a row without one
         stored.rows[row.result.sample_id] = row
         kept_rows[row.result.sample_id] = number + 1
@@ -313,23 +316,38 @@ def read_results(
     return stored
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, weakref_slot=True)  # its reader closes when it goes
 class ResultsIndex:
     """Which row of a results file holds each sample's result (its last), read in one pass that keeps no result
-    but those of the samples to redo: what a resume or a report needs to find the rows again, at about a hundred
-    bytes a sample instead of the results themselves."""
+    but those of the samples to redo: what a resume or a report needs to find the rows again, in some 30 bytes a
+    sample (:class:`~ragmetrics_core.formats.repeats.LastRows`: an id's hash, confirmed by reading the id back
+    from the file) instead of the results or the ids themselves."""
 
     path: Path
     directions: dict[str, Direction]
-    last: dict[str, int] = field(default_factory=dict)
-    """Sample id → its last row (from 0, in the order rows are in the file), ids in the order they first occur."""
     incomplete: dict[str, EvaluationResult] = field(default_factory=dict)
     """The (slim) results of the samples whose last row is not complete (:func:`is_complete`)."""
     rows: int = 0
     torn_line: int | None = None
+    ids: LastRows = field(init=False)
+    """Sample id → its last row (from 0, in the order rows are in the file), ids in the order they first occur."""
+    _id_column: int = field(init=False, default=0)
+    _reader: IO[bytes] | None = field(init=False, default=None)
+
+    def __post_init__(self) -> None:
+        self.ids = LastRows(self._id_at)
+
+    @property
+    def last(self) -> Mapping[str, int]:
+        """Sample id → its last row, ids in the order they first occur (each read back from the file)."""
+        return _LastRowsView(self.ids)
 
     def complete(self, sample_id: str) -> bool:
-        return sample_id in self.last and sample_id not in self.incomplete
+        return self.complete_row(sample_id) is not None
+
+    def complete_row(self, sample_id: str) -> int | None:
+        """The row of ``sample_id``'s result when the file holds it complete, else None."""
+        return None if sample_id in self.incomplete else self.ids.last(sample_id)
 
     def read(self, positions: Sequence[int], *, whole_below: int = 0) -> Iterator[tuple[int, StoredResult]]:
         """``(position, row)`` for each row whose ``positions[row]`` is not negative, in file order, read one at a
@@ -340,9 +358,9 @@ class ResultsIndex:
         chosen: dict[str, int] = {}
         if output_format(self.path) == "csv":
             # Only the CSV claims file needs the chosen ids up front (its rows carry ids, not positions).
-            chosen = {sample_id: row + 1 for sample_id, row in self.last.items() if _wanted(positions, row)}
+            chosen = {self._id_at(row): row + 1 for row in self.ids.last_rows() if _wanted(positions, row)}
         claims = _csv_claims(self.path, chosen) if chosen else {}
-        for number, row in _rows(
+        for number, _place, row in _rows(
             self.path, stored, self.directions, lambda number: _wanted(positions, number),
             lambda number: positions[number] < whole_below,
         ):
@@ -350,6 +368,50 @@ class ResultsIndex:
             if found is not None:
                 row.result = row.result.model_copy(update={"explanations": found})
             yield positions[number], row
+
+    def _id_at(self, row: int) -> str:
+        """The sample id of results row ``row``, read back from where the file holds it."""
+        if self._reader is None:
+            # closed by the finalizer below, with the index: a context manager cannot span a run's plan
+            self._reader = self.path.open("rb")
+            weakref.finalize(self, self._reader.close)
+        place = self.ids.place(row)
+        if output_format(self.path) == "jsonl":
+            # The writer puts the id first: the row's head is read and the id alone decoded, when it is there.
+            head = os.pread(self._reader.fileno(), _HEAD, place).decode("utf-8", "replace")
+            if head.startswith(_ID_FIRST):
+                with contextlib.suppress(json.JSONDecodeError):  # an id longer than the head: the whole row
+                    return str(_DECODER.raw_decode(head, len(_ID_FIRST) - 1)[0])
+        self._reader.seek(place)
+        if output_format(self.path) == "csv":
+            cells = next(cells for cells in csv.reader(_decoded_lines(self._reader, "strict")) if cells)
+            return cells[self._id_column]
+        return str(json.loads(self._reader.readline().decode("utf-8", "replace"))["sample_id"])
+
+
+_ID_FIRST = '{"sample_id": "'
+_HEAD = 512
+"""Bytes of a JSONL row read to find its id."""
+_DECODER = json.JSONDecoder()
+
+
+class _LastRowsView(Mapping[str, int]):
+    __slots__ = ("_ids",)
+
+    def __init__(self, ids: LastRows) -> None:
+        self._ids = ids
+
+    def __getitem__(self, sample_id: str) -> int:
+        row = self._ids.last(sample_id)
+        if row is None:
+            raise KeyError(sample_id)
+        return row
+
+    def __iter__(self) -> Iterator[str]:
+        return self._ids.ids()
+
+    def __len__(self) -> int:
+        return len(self._ids)
 
 
 def _wanted(positions: Sequence[int], row: int) -> bool:
@@ -361,11 +423,13 @@ def scan_results(path: str | Path, directions: dict[str, Direction] | None = Non
     index = ResultsIndex(Path(path), directions or {})
     if not index.path.exists():
         return index
+    if output_format(index.path) == "csv":
+        index._id_column = _csv_id_column(index.path)
     stored = StoredResults()
-    for number, row in _rows(index.path, stored, index.directions, lambda _number: True, lambda _number: False):
+    for number, place, row in _rows(index.path, stored, index.directions, lambda _n: True, lambda _n: False):
         sample_id = row.result.sample_id
         assert sample_id is not None  # _rows refuses a row without one
-        index.last[sample_id] = number
+        index.ids.add(number, sample_id, place)
         if is_complete(row.result):
             index.incomplete.pop(sample_id, None)
         else:
@@ -375,15 +439,41 @@ def scan_results(path: str | Path, directions: dict[str, Direction] | None = Non
     return index
 
 
+def _csv_id_column(path: Path) -> int:
+    """Where a results CSV file's rows hold their sample id (the last column of that name, as a dict reads it)."""
+    with path.open(encoding="utf-8", newline="") as handle:
+        header = next(csv.reader(handle), [])
+    return len(header) - 1 - header[::-1].index("sample_id") if "sample_id" in header else 0
+
+
+@dataclass(slots=True)
+class _Places:
+    line: int = 0
+    """Where the line last read starts (a byte offset)."""
+    after: int = 0
+    """Where the line after it starts."""
+
+
+def _decoded_lines(handle: IO[bytes], errors: str, places: _Places | None = None) -> Iterator[str]:
+    """The lines of a binary file from where it stands, decoded (split at ``\\n`` only, as the writer ends its
+    rows); ``places``: where each starts, kept up to date as they go by."""
+    after = handle.tell()
+    for raw in handle:
+        if places is not None:
+            places.line, places.after = after, after + len(raw)
+        after += len(raw)
+        yield raw.decode("utf-8", errors)
+
+
 def _rows(
     path: Path,
     stored: StoredResults,
     directions: dict[str, Direction],
     wanted: Callable[[int], bool],
     whole: Callable[[int], bool],
-) -> Iterator[tuple[int, StoredResult]]:
-    """Each wanted row of a results file as ``(row number from 0, row)``, without the claims of a CSV file; JSONL
-    rows are slim (see :meth:`EvaluationResult.slim`, and no sample) unless ``whole(row)``."""
+) -> Iterator[tuple[int, int, StoredResult]]:
+    """Each wanted row of a results file as ``(row number from 0, its byte offset, row)``, without the claims of a
+    CSV file; JSONL rows are slim (see :meth:`EvaluationResult.slim`, and no sample) unless ``whole(row)``."""
     if output_format(path) == "csv":
         yield from _csv_rows(path, directions, wanted)
     else:
@@ -392,11 +482,12 @@ def _rows(
 
 def _jsonl_rows(
     path: Path, stored: StoredResults, wanted: Callable[[int], bool], whole: Callable[[int], bool]
-) -> Iterator[tuple[int, StoredResult]]:
+) -> Iterator[tuple[int, int, StoredResult]]:
     # Line by line: a results file of a million rows is never held whole in memory.
     row = -1
-    with path.open(encoding="utf-8", errors="replace", newline="") as handle:
-        for number, line in enumerate(handle, start=1):
+    places = _Places()
+    with path.open("rb") as handle:
+        for number, line in enumerate(_decoded_lines(handle, "replace", places), start=1):
             text = line.rstrip("\r\n")
             if not text.strip():
                 continue
@@ -424,14 +515,15 @@ def _jsonl_rows(
                 raise InputError(
                     RowError(str(path), "results row without a sample_id", line=number, field="sample_id")
                 )
-            yield row, StoredResult(result, sample, record.get("input_line"))
+            yield row, places.line, StoredResult(result, sample, record.get("input_line"))
 
 
 def _csv_rows(
     path: Path, directions: dict[str, Direction], wanted: Callable[[int], bool]
-) -> Iterator[tuple[int, StoredResult]]:
-    with path.open(encoding="utf-8", newline="") as handle:
-        reader = csv.DictReader(handle)
+) -> Iterator[tuple[int, int, StoredResult]]:
+    places = _Places()
+    with path.open("rb") as handle:
+        reader = csv.DictReader(_decoded_lines(handle, "strict", places))
         header = reader.fieldnames or []
         if header and "sample_id" not in header:
             raise InputError(RowError(
@@ -439,7 +531,9 @@ def _csv_rows(
                 "--out or move the file away", line=1,
             ))
         metrics = [name for name in header if f"{name}_reason" in header and f"{name}_label" in header]
+        start = places.after
         for number, row in enumerate(reader):
+            at, start = start, places.after  # a record starts where the one before it ended
             if not wanted(number):
                 continue
             try:
@@ -449,7 +543,7 @@ def _csv_rows(
                     RowError(str(path), f"not a ragmetrics results row ({_short(error)})", line=reader.line_num)
                 ) from None
             line = row.get("input_line")
-            yield number, StoredResult(result, None, int(line) if line else None)
+            yield number, at, StoredResult(result, None, int(line) if line else None)
 
 
 def _csv_claims(path: Path, kept_rows: dict[str, int]) -> dict[str, list[ClaimExplanation]]:

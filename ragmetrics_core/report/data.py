@@ -69,7 +69,7 @@ def read_report_data(
     """The report of a results file, read row by row: each sample's last row, in the order samples first occur."""
     index = scan_results(path, directions)
     positions = array("q", [-1]) * index.rows  # results row -> the sample's position, -1 for a superseded row
-    for position, row in enumerate(index.last.values()):
+    for position, row in enumerate(index.ids.last_rows()):
         positions[row] = position
     data = ReportData(results_path=Path(path))
     for position, stored in index.read(positions, whole_below=max_samples):
