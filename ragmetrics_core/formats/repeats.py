@@ -48,26 +48,26 @@ class HashSet:
 
     def __contains__(self, value: int) -> bool:
         value = value or 1
-        slots, index = self._slots, value & self._mask
-        while (held := slots[index]) != _EMPTY:
-            if held == value:
-                return True
-            index = (index + 1) & self._mask
-        return False
+        return self._slots[self._slot(value)] == value
 
     def add(self, value: int) -> bool:
         """Put ``value`` in; whether it was there already."""
         value = value or 1
-        slots, index = self._slots, value & self._mask
-        while (held := slots[index]) != _EMPTY:
-            if held == value:
-                return True
-            index = (index + 1) & self._mask
-        slots[index] = value
+        index = self._slot(value)
+        if self._slots[index] == value:
+            return True
+        self._slots[index] = value
         self.size += 1
-        if 4 * self.size > 3 * len(slots):
+        if 4 * self.size > 3 * len(self._slots):
             self._grow()
         return False
+
+    def _slot(self, value: int) -> int:
+        """The slot holding ``value`` (never 0), else the free slot it would take."""
+        slots, index = self._slots, value & self._mask
+        while (held := slots[index]) != _EMPTY and held != value:
+            index = (index + 1) & self._mask
+        return index
 
     def _grow(self) -> None:
         old = self._slots
