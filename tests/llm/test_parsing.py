@@ -78,8 +78,8 @@ def test_alignment_by_id_detects_short_reordered_duplicate_and_unknown() -> None
         {"id": "R9", "verdict": "entailed"},
         {"id": "R2", "verdict": "maybe"},
     ]
-    aligned = align_by_id(items, ids, read, lambda item: item.id)
-    assert {key: item.verdict for key, item in aligned.items.items()} == {"R3": "neutral", "R1": "entailed"}
+    aligned = align_by_id(items, ids, read, lambda item: item.get("id"))
+    assert {key: item["verdict"] for key, item in aligned.items.items()} == {"R3": "neutral", "R1": "entailed"}
     assert aligned.missing == ["R2"]
     assert any("duplicate" in note for note in aligned.notes)
     assert any("unknown id 'R9'" in note for note in aligned.notes)
@@ -87,14 +87,14 @@ def test_alignment_by_id_detects_short_reordered_duplicate_and_unknown() -> None
 
 def test_alignment_by_position_needs_no_ids_and_the_exact_count() -> None:
     ids = ["G1", "G2"]
-    same_length = align_by_id([{"verdict": "entailed"}, {"verdict": "neutral"}], ids, read, lambda i: i.id)
-    assert {k: v.verdict for k, v in same_length.items.items()} == {"G1": "entailed", "G2": "neutral"}
-    shorter = align_by_id([{"verdict": "entailed"}], ids, read, lambda i: i.id)
+    same_length = align_by_id([{"verdict": "entailed"}, {"verdict": "neutral"}], ids, read, lambda i: i.get("id"))
+    assert {k: v["verdict"] for k, v in same_length.items.items()} == {"G1": "entailed", "G2": "neutral"}
+    shorter = align_by_id([{"verdict": "entailed"}], ids, read, lambda i: i.get("id"))
     assert shorter.items == {} and shorter.missing == ids
 
 
 def test_integer_ids_are_read_as_strings() -> None:
-    aligned = align_by_id([{"id": 1, "verdict": "neutral"}], ["1"], read, lambda i: i.id)
+    aligned = align_by_id([{"id": 1, "verdict": "neutral"}], ["1"], read, lambda i: i.get("id"))
     assert aligned.missing == []
 
 
