@@ -100,6 +100,8 @@ class _Circuit:
 
     def refusal(self) -> str | None:
         """Why no call may be made now, or ``None``; past the cool-down one probe call is let through."""
+        if self._open_until is None:  # closed (the usual case): one attribute read, no lock
+            return None
         with self._lock:
             if self._open_until is None:
                 return None
@@ -117,6 +119,8 @@ class _Circuit:
                 self._open_until = self._now() + self.cool_down_s
 
     def answered(self) -> None:
+        if self._failures == 0 and self._open_until is None:  # nothing to reset (the usual case): no lock
+            return
         with self._lock:
             self._failures = 0
             self._open_until = None
@@ -220,6 +224,7 @@ class OpenAIEndpoint:
             weakref.WeakKeyDictionary()
         )
         self._clients_lock = threading.Lock()
+        self._last_limit: tuple[weakref.ref[asyncio.AbstractEventLoop], asyncio.Semaphore] | None = None
         self._circuit = _Circuit(CIRCUIT_THRESHOLD, CIRCUIT_COOL_DOWN_S, time.monotonic)
         # Parameters this endpoint refused (reasoning models take max_completion_tokens, no temperature).
         self._renamed_max_tokens = False
@@ -268,13 +273,17 @@ class OpenAIEndpoint:
 
     def _limit(self) -> asyncio.Semaphore:
         loop = asyncio.get_running_loop()
+        last = self._last_limit  # the loop seen last and its semaphore: most calls come from one loop
+        if last is not None and last[0]() is loop:
+            return last[1]
         key = (self.base_url, self._concurrency)
         with _LIMITS_LOCK:
             per_loop = _LIMITS.setdefault(loop, {})
             limit = per_loop.get(key)
             if limit is None:
                 limit = per_loop[key] = asyncio.Semaphore(self._concurrency)
-            return limit
+        self._last_limit = (weakref.ref(loop), limit)  # weak: a closed loop is not kept alive
+        return limit
 
     # -- chat -------------------------------------------------------------------------------------------
 

@@ -540,13 +540,12 @@ class _CheckAsks:
     def _per_chunk(self, check: _CheckMaker, rows: dict[str, Row], claim_ids: list[str]) -> list[list[Check]]:
         if not self.chunks:
             return [[] for _ in claim_ids]
-        return [
-            [
-                check(rows[i].chunks[c], None if rows[i].chunks[c] is Verdict.NEUTRAL else rows[i].rationale or None)
-                for c in self.chunk_ids
-            ]
-            for i in claim_ids
-        ]
+        table = []
+        for claim_id in claim_ids:
+            row = rows[claim_id]
+            cells, rationale = row.chunks, row.rationale or None  # a neutral cell has no rationale of its own
+            table.append([check(cells[c], None if cells[c] is _NEUTRAL else rationale) for c in self.chunk_ids])
+        return table
 
     def _together(self, check: _CheckMaker, rows: dict[str, Row], claim_ids: list[str]) -> list[Check]:
         if not self.chunks:
@@ -555,6 +554,7 @@ class _CheckAsks:
 
 
 _new_check = builder(Check)
+_NEUTRAL = Verdict.NEUTRAL
 
 
 class _CheckMaker:

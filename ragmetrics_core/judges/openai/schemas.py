@@ -9,8 +9,7 @@ asks for the strict form: every field required, every object closed, an id as a 
 
 from __future__ import annotations
 
-from functools import cache
-from typing import Annotated, Any, Literal, TypeVar, get_args
+from typing import Annotated, Any, Literal, NotRequired, TypeVar, get_args
 
 from pydantic import (
     BeforeValidator,
@@ -23,7 +22,7 @@ from pydantic import (
     with_config,
 )
 from pydantic_core.core_schema import ValidatorFunctionWrapHandler
-from typing_extensions import NotRequired, TypedDict  # pydantic reads typing's TypedDict only from Python 3.12
+from typing_extensions import TypedDict  # pydantic reads typing's TypedDict only from Python 3.12
 
 from ragmetrics_core.evidence import Verdict
 
@@ -204,10 +203,15 @@ class ChunkCheckAnswer(TypedDict):
     entities: NotRequired[list[EntityFound]]
 
 
-@cache
+_ADAPTERS: dict[type[Any], TypeAdapter[Any]] = {}
+
+
 def adapter_of(shape: type[AnswerT]) -> TypeAdapter[AnswerT]:
-    """The validator of an answer shape, built once per shape."""
-    return TypeAdapter(shape)
+    """The validator of an answer shape, built once per shape (two threads may both build it: either serves)."""
+    adapter = _ADAPTERS.get(shape)
+    if adapter is None:
+        adapter = _ADAPTERS[shape] = TypeAdapter(shape)
+    return adapter
 
 
 def strict_json_schema(shape: type[Any]) -> dict[str, Any]:
