@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import json
 import statistics
 import subprocess
@@ -47,7 +48,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import openai
 
@@ -74,6 +75,34 @@ with FakeOpenAIServer(latency_s=float(sys.argv[1])) as server:
 Request = tuple[str, dict[str, Any]]
 
 
+class Figures(NamedTuple):
+    rate: float
+    """Samples per second."""
+    cpu_ms: float
+    """CPU ms per sample of the measuring process."""
+    collections: tuple[float, float, float]
+    """Garbage collections per sample, by generation (young, middle, full)."""
+
+
+class Stopwatch:
+    """Wall time, CPU time and garbage collections from when it is made to :meth:`figures`."""
+
+    def __init__(self) -> None:
+        self._counts = [0, 0, 0]
+        gc.callbacks.append(self._collected)
+        self._wall, self._cpu = time.perf_counter(), time.process_time()
+
+    def _collected(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "stop":
+            self._counts[info["generation"]] += 1
+
+    def figures(self, samples: int) -> Figures:
+        wall, cpu = time.perf_counter() - self._wall, time.process_time() - self._cpu
+        gc.callbacks.remove(self._collected)
+        young, middle, full = (count / samples for count in self._counts)
+        return Figures(samples / wall, 1000 * cpu / samples, (young, middle, full))
+
+
 @contextmanager
 def fake_server(latency_s: float) -> Iterator[str]:
     """The fake endpoint in a process of its own, so its CPU is not the judge's (2 cores: one each)."""
@@ -98,15 +127,14 @@ def _judge(base_url: str) -> OpenAIJudge:
     ))
 
 
-def judge_row(samples: int, latency_s: float) -> tuple[float, float]:
-    """Samples/s and CPU ms per sample of the judge scoring ``samples`` samples."""
+def judge_row(samples: int, latency_s: float) -> Figures:
+    """The judge scoring ``samples`` samples."""
     with fake_server(latency_s) as base_url:
         judge = _judge(base_url)
         batch = [synthetic_sample(CHUNKS) for _ in range(samples)]
-        wall, cpu = time.perf_counter(), time.process_time()
+        clock = Stopwatch()
         asyncio.run(Evaluator(judge=judge).aevaluate_many(batch, concurrency=CONCURRENCY, progress=False))
-        wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
-    return samples / wall, 1000 * cpu / samples
+        return clock.figures(samples)
 
 
 def recorded_requests(base_url: str) -> tuple[list[Request], Evaluator, EvaluationResult]:
@@ -136,17 +164,17 @@ def recorded_requests(base_url: str) -> tuple[list[Request], Evaluator, Evaluati
     return recorded, evaluator, result
 
 
-def bare_row(samples: int, latency_s: float, *, scoring: bool = False) -> tuple[float, float]:
-    """Samples/s and CPU ms per sample of the bare client posting the judge's requests in the judge's shape; with
+def bare_row(samples: int, latency_s: float, *, scoring: bool = False) -> Figures:
+    """The bare client posting the judge's requests in the judge's shape; with
     ``scoring``, the engine also scores the recorded sample's evidence after each sample's requests."""
     with fake_server(latency_s) as base_url:
         (extraction, first_check, second_check, embeddings), evaluator, recorded = recorded_requests(base_url)
         sample = synthetic_sample(CHUNKS)
         kept: list[EvaluationResult] = []  # kept, as the judge row's results are
 
-        async def post_all() -> tuple[float, float]:
+        async def post_all() -> Figures:
             # Timed from before the client is built, as the judge row's time includes building the judge's client.
-            wall, cpu = time.perf_counter(), time.process_time()
+            clock = Stopwatch()
             client = openai.AsyncOpenAI(base_url=base_url, api_key="sk-bench", max_retries=0)
 
             async def post(request: Request) -> None:
@@ -166,27 +194,27 @@ def bare_row(samples: int, latency_s: float, *, scoring: bool = False) -> tuple[
                     await one_sample()
 
             await asyncio.gather(*(worker() for _ in range(CONCURRENCY)))
-            wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+            figures = clock.figures(samples)
             await client.close()
-            return samples / wall, 1000 * cpu / samples
+            return figures
 
         return asyncio.run(post_all())
 
 
-def scoring_row(samples: int, latency_s: float) -> tuple[float, float]:
-    """Samples/s and CPU ms per sample of the engine alone scoring a recorded sample's evidence (no client)."""
+def scoring_row(samples: int, latency_s: float) -> Figures:
+    """The engine alone scoring a recorded sample's evidence (no client)."""
     with fake_server(latency_s) as base_url:
         _, evaluator, recorded = recorded_requests(base_url)
     sample = synthetic_sample(CHUNKS)
-    wall, cpu = time.perf_counter(), time.process_time()
+    clock = Stopwatch()
     kept = [evaluator.score(sample, recorded.evidence) for _ in range(samples)]
-    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    figures = clock.figures(samples)
     assert len(kept) == samples
-    return samples / wall, 1000 * cpu / samples
+    return figures
 
 
-def replay_row(samples: int, latency_s: float) -> tuple[float, float]:
-    """Samples/s and CPU ms per sample of the judge reading recorded answers instead of posting requests."""
+def replay_row(samples: int, latency_s: float) -> Figures:
+    """The judge reading recorded answers instead of posting requests."""
     with fake_server(latency_s) as base_url:
         judge = _judge(base_url)
         bodies: dict[str, bytes] = {}
@@ -225,16 +253,16 @@ def replay_row(samples: int, latency_s: float) -> tuple[float, float]:
             Evaluator(judge=judge).evaluate(batch[0])
             OpenAIEndpoint._create_completion = replay_chat  # type: ignore[method-assign]
             OpenAIEndpoint._create_embeddings = replay_embeddings  # type: ignore[method-assign]
-            wall, cpu = time.perf_counter(), time.process_time()
+            clock = Stopwatch()
             asyncio.run(Evaluator(judge=judge).aevaluate_many(batch, concurrency=CONCURRENCY, progress=False))
-            wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+            figures = clock.figures(samples)
         finally:
             OpenAIEndpoint._create_completion = chat  # type: ignore[method-assign]
             OpenAIEndpoint._create_embeddings = embeddings  # type: ignore[method-assign]
-    return samples / wall, 1000 * cpu / samples
+    return figures
 
 
-ROWS: dict[str, Callable[[int, float], tuple[float, float]]] = {
+ROWS: dict[str, Callable[[int, float], Figures]] = {
     "judge": judge_row, "openai alone": bare_row, "judge, replayed": replay_row, "scoring alone": scoring_row,
     "openai + scoring": partial(bare_row, scoring=True),
 }
@@ -256,17 +284,19 @@ def main() -> None:
     rows = [name for name, key in keys.items() if key in args.rows]
     print(f"{args.samples} samples of {CHUNKS} chunks, concurrency {CONCURRENCY}; the fake server runs in a process "
           "of its own")
-    print(f"{'latency':>8} {'round':>5} {'row':>15} {'samples/s':>10} {'CPU ms/sample':>14} {'of bound':>9}")
+    print(f"{'latency':>8} {'round':>5} {'row':>15} {'samples/s':>10} {'CPU ms/sample':>14} {'of bound':>9} "
+          f"{'GC/sample (young, middle, full)':>32}")
     for latency_ms in args.latency_ms:
         bound = CONCURRENCY / (ROUNDS * latency_ms / 1000) if latency_ms else None
         measured: dict[str, list[tuple[float, float]]] = {name: [] for name in rows}
         for round_ in range(1, args.rounds + 1):
             for name in rows:
-                rate, cpu = ROWS[name](args.samples, latency_ms / 1000)
+                rate, cpu, (young, middle, full) = ROWS[name](args.samples, latency_ms / 1000)
                 measured[name].append((rate, cpu))
                 posts = name not in ("judge, replayed", "scoring alone")  # the others wait on the endpoint
                 share = f"{rate / bound:8.0%}" if bound and posts else "       –"
-                print(f"{latency_ms:6.0f}ms {round_:5d} {name:>15} {rate:10.1f} {cpu:14.1f} {share:>9}", flush=True)
+                print(f"{latency_ms:6.0f}ms {round_:5d} {name:>15} {rate:10.1f} {cpu:14.1f} {share:>9} "
+                      f"{young:16.2f} {middle:6.3f} {full:6.3f}", flush=True)
             if {"judge", "openai alone"} <= set(rows):
                 (judge_rate, judge_cpu), (bare_rate, bare_cpu) = measured["judge"][-1], measured["openai alone"][-1]
                 print(f"{'':>8} {round_:5d} {'judge / bare':>15} {judge_rate / bare_rate:10.2f} "
