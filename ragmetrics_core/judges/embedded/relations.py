@@ -8,7 +8,7 @@ sentence meets many claims.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from functools import lru_cache
 from typing import NamedTuple
 
@@ -127,22 +127,22 @@ def _subject(text: str) -> str | None:
     return match.group(0) if terms(match.group(0)).total > 0 else None
 
 
-def role_given_to_another(claim: Terms, units: Sequence[Terms]) -> str | None:
-    """The sentence of ``units`` that gives the claim's "X is the R" role to a name other than X, if any."""
+def _pairs(claim: Terms, units: Sequence[Terms]) -> Iterator[tuple[Terms, _Identity, _Identity]]:
+    """Every "X is the R" of the claim beside every one of a sentence of ``units``, with that sentence."""
     claimed = _identities(claim.text)
-    if not claimed:
-        return None
-    for unit in units:
-        said = _identities(unit.text)
-        if not said:
-            continue
-        lowered = unit.text.casefold()
-        for mine in claimed:
-            if mine.name in lowered:
-                continue  # the sentence names the claim's subject too: not another's role
-            for theirs in said:
-                if mine.role <= theirs.role and theirs.name not in mine.name:
-                    return f"the premise gives '{theirs.role_text}' to {theirs.name.title()}, not {mine.name.title()}"
+    if claimed:
+        for unit in units:
+            for theirs in _identities(unit.text):
+                for mine in claimed:
+                    yield unit, mine, theirs
+
+
+def role_given_to_another(claim: Terms, units: Sequence[Terms]) -> str | None:
+    """The sentence of ``units`` that gives the claim's "X is the R" role to a name other than X, if any; not one
+    that names the claim's subject too."""
+    for unit, mine, theirs in _pairs(claim, units):
+        if mine.role <= theirs.role and theirs.name not in mine.name and mine.name not in unit.text.casefold():
+            return f"the premise gives '{theirs.role_text}' to {theirs.name.title()}, not {mine.name.title()}"
     return None
 
 
@@ -150,14 +150,9 @@ def another_role(claim: Terms, units: Sequence[Terms]) -> str | None:
     """A sentence of ``units`` that says the claim's "X is the R" subject X is an R' that shares none of R's
     relation words ("Sydney is the largest city in Australia" for "Sydney is the capital of Australia": only the
     names match)."""
-    claimed = _identities(claim.text)
-    if not claimed:
-        return None
-    for unit in units:
-        for theirs in _identities(unit.text):
-            for mine in claimed:
-                if theirs.name == mine.name and mine.relation and mine.relation.isdisjoint(theirs.role):
-                    return f"the premise says {mine.name.title()} is the {theirs.role_text}, not the {mine.role_text}"
+    for _, mine, theirs in _pairs(claim, units):
+        if theirs.name == mine.name and mine.relation and mine.relation.isdisjoint(theirs.role):
+            return f"the premise says {mine.name.title()} is the {theirs.role_text}, not the {mine.role_text}"
     return None
 
 
