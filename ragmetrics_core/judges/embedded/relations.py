@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 from functools import lru_cache
+from itertools import takewhile
 from typing import NamedTuple
 
 from ragmetrics_core.judges.embedded import lexicon
@@ -181,24 +182,17 @@ def said_of_a_relative(claim: Terms, units: Sequence[Terms]) -> str | None:
 
 def _owned_only(word: str, text: str) -> bool:
     """Whether every occurrence of ``word`` in ``text`` is an owner ("Curie's father")."""
-    for match in re.finditer(rf"(?<![\w'’]){re.escape(word)}(?!\w)", text):
-        if _OWNED_AFTER_RE.match(text, match.end()) is None:
-            return False
-    return True
+    occurrences = re.finditer(rf"(?<![\w'’]){re.escape(word)}(?!\w)", text)
+    return all(_OWNED_AFTER_RE.match(text, match.end()) is not None for match in occurrences)
 
 
 def claim_subject(claim: Terms) -> tuple[str, ...]:
     """The keys of the capitalised words a claim's content opens with, its subject ("The Eiffel Tower was …" →
     eiffel, tower); empty when the claim opens otherwise ("He died in 2018", "In 2019, X …") or is Chinese."""
-    proper = claim.proper
-    opening: list[str] = []
-    for key in claim.order:
-        if key not in proper:
-            break
-        opening.append(key)
+    opening = tuple(takewhile(claim.proper.__contains__, claim.order))
     if opening and opening[0] in _MONTH_KEYS:
         return ()  # a date opens it ("In July 2013, Marseille detectives …"), like "In 2019, …"
-    return tuple(opening)
+    return opening
 
 
 def about_another_subject(subject: tuple[str, ...], claim: Terms, unit: Terms) -> bool:
