@@ -1,10 +1,9 @@
-"""Why a window contradicts a claim: a number of the same kind, a negation, two names in swapped roles, a role
-given to another name; and whether a claim's number is said of its subject.
+"""Why a window contradicts a claim: a number of the same kind, a negation, two names in swapped roles, a role given to
+another name; and whether a claim's number is said of its subject.
 
-A number or date supports a claim only where it is said of the claim's subject: found only in sentences about
-another subject (:func:`.relations.about_another_subject`: they name something the claim does not, mention none
-of the names it opens with and point back with no pronoun), it counts as absent, and a rival the window gives
-contradicts.
+A number or date supports a claim only where it is said of the claim's subject: found only in sentences about another
+subject (:func:`.relations.about_another_subject`: they name something the claim does not, mention none of the names it
+opens with and point back with no pronoun), it counts as absent, and a rival the window gives contradicts.
 """
 
 from __future__ import annotations

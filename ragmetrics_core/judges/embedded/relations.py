@@ -148,9 +148,8 @@ def role_given_to_another(claim: Terms, units: Sequence[Terms]) -> str | None:
 
 
 def another_role(claim: Terms, units: Sequence[Terms]) -> str | None:
-    """A sentence of ``units`` that says the claim's "X is the R" subject X is an R' that shares none of R's
-    relation words ("Sydney is the largest city in Australia" for "Sydney is the capital of Australia": only the
-    names match)."""
+    """A sentence of ``units`` that says the claim's "X is the R" subject X is an R' that shares none of R's relation
+    words ("Sydney is the largest city in Australia" for "Sydney is the capital of Australia": only the names match)."""
     for _, mine, theirs in _pairs(claim, units):
         if theirs.name == mine.name and mine.relation and mine.relation.isdisjoint(theirs.role):
             return f"the premise says {mine.name.title()} is the {theirs.role_text}, not the {mine.role_text}"

@@ -267,8 +267,7 @@ def topic(question: str) -> str | None:
 
 
 def names_someone(text: str) -> bool:
-    """A capitalised name without an article ("Marie Curie", not "the Eiffel Tower"), which "he"/"she" may
-    stand for."""
+    """A capitalised name without an article ("Marie Curie", not "the Eiffel Tower"), which "he"/"she" may stand for."""
     parts = text.split()
     if not parts or parts[0].casefold() in DETERMINERS:
         return False
