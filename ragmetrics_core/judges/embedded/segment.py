@@ -142,10 +142,7 @@ def ends_sentence(paragraph: str, mark_at: int, mark: str, next_at: int) -> bool
     if not mark.startswith("."):
         # "?" and "!" end a sentence even before a lower-case word (chat text is often lower-case).
         return True
-    space = paragraph.rfind(" ", 0, mark_at)
-    if not paragraph.isascii():  # an ASCII paragraph has no no-break space
-        # A no-break space counts only after the last space: searching from there keeps this linear.
-        space = max(space, paragraph.rfind("\u00a0", space + 1, mark_at))
+    space = paragraph.rfind(" ", 0, mark_at)  # prepare() has made every no-break space a space (NFKC)
     token = paragraph[space + 1 : mark_at].lstrip("([\"'«“")
     if not token:
         return True
