@@ -32,7 +32,6 @@ MAX_CLAIMS = 64
 _SPACE_BEFORE_PUNCT_RE = re.compile(r"\s+([,.;:!?])")
 _SPACE_BEFORE_PUNCT_TEST_RE = re.compile(r"\s[,.;:!?]")
 """Where the pattern above matches: a search for the pair is quicker than the substitution."""
-_SEMICOLON_RE = re.compile(r"\s*;\s*")
 _STOPWORDS = lexicon.EN_STOPWORDS | lexicon.RU_STOPWORDS
 _LIST_JOINERS = frozenset({"and", "or", "и", "или"})
 _CLAUSE_RULES: dict[str, ClauseRules] = {"en": english, "ru": russian}
@@ -97,10 +96,8 @@ def _split_spaced(sentence: str, previous_subject: str | None, local: ClauseRule
         sentence = local.resolve_leading_pronoun(sentence, previous_subject)
     body = sentence.rstrip(" .!?…")
     subject = _subject(body, local)
-    pieces: list[str] = []
-    for part in _SEMICOLON_RE.split(body) if ";" in body else (body,):
-        pieces.extend(_split_clauses(part, subject, local))
-    expanded = [item for piece in pieces for item in _split_list(piece)]
+    # No semicolon is left inside: sentences() ends a sentence at every ";".
+    expanded = [item for piece in _split_clauses(body, subject, local) for item in _split_list(piece)]
     return expanded, subject if _names_something(subject) else None
 
 
@@ -134,7 +131,7 @@ def _split_clauses(part: str, subject: str | None, local: ClauseRules) -> list[s
             # "Paris, which is the capital of France, has 2 million people" / "The tower, located in Paris,
             # was completed in 1889": the inserted clause sits inside the main clause, which continues after
             # the next comma.
-            inner, rest = _inserted_clause(right)
+            inner, _, rest = right.partition(",")
             if kind == "rel":
                 clauses.append(f"{_antecedent(head)} {inner.strip()}")
             else:
@@ -148,18 +145,6 @@ def _split_clauses(part: str, subject: str | None, local: ClauseRules) -> list[s
         cursor = match.end()
     clauses.append(_complete(part[cursor:], pending_kind, pending_word, subject, left, local))
     return clauses
-
-
-def _inserted_clause(right: str) -> tuple[str, str]:
-    """An inserted clause and what follows its closing comma. A place written with commas ("located in Santa
-    Barbara, CA, is …") stays in the clause: a segment of one or two capitalised words between commas continues it."""
-    inner, _, rest = right.partition(",")
-    while True:
-        segment, comma, after = rest.partition(",")
-        words = segment.split()
-        if not comma or not 1 <= len(words) <= 2 or not all(word[:1].isupper() for word in words):
-            return inner, rest
-        inner, rest = f"{inner},{segment}", after
 
 
 def _complete(clause: str, kind: str | None, word: str, subject: str | None, left: str, local: ClauseRules) -> str:
