@@ -145,6 +145,9 @@ def test_whitespace_before_punctuation_does_not_change_the_claims() -> None:
          ["Paris, the capital of France, is large", "Paris is old"]),
         ("The Eiffel Tower, located in Paris, is tall. It is old.",
          ["The Eiffel Tower is located in Paris", "The Eiffel Tower is tall", "The Eiffel Tower is old"]),
+        # A place written with commas stays in the inserted clause.
+        ("Aksum, located at 815 E Figueroa St in Santa Barbara, CA, is a restaurant.",
+         ["Aksum is located at 815 E Figueroa St in Santa Barbara, CA", "Aksum is a restaurant"]),
     ],
 )
 def test_the_subject_follows_an_opening_phrase(text: str, expected: list[str]) -> None:

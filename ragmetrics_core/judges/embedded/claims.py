@@ -131,7 +131,7 @@ def _split_clauses(part: str, subject: str | None, local: ClauseRules) -> list[s
             # "Paris, which is the capital of France, has 2 million people" / "The tower, located in Paris,
             # was completed in 1889": the inserted clause sits inside the main clause, which continues after
             # the next comma.
-            inner, _, rest = right.partition(",")
+            inner, rest = _inserted_clause(right)
             if kind == "rel":
                 clauses.append(f"{_antecedent(head)} {inner.strip()}")
             else:
@@ -145,6 +145,18 @@ def _split_clauses(part: str, subject: str | None, local: ClauseRules) -> list[s
         cursor = match.end()
     clauses.append(_complete(part[cursor:], pending_kind, pending_word, subject, left, local))
     return clauses
+
+
+def _inserted_clause(right: str) -> tuple[str, str]:
+    """An inserted clause and what follows its closing comma. A place written with commas ("located in Santa
+    Barbara, CA, is …") stays in the clause: a segment of one or two capitalised words between commas continues it."""
+    inner, _, rest = right.partition(",")
+    while True:
+        segment, comma, after = rest.partition(",")
+        words = segment.split()
+        if not comma or not 1 <= len(words) <= 2 or not all(word[:1].isupper() for word in words):
+            return inner, rest
+        inner, rest = f"{inner},{segment}", after
 
 
 def _complete(clause: str, kind: str | None, word: str, subject: str | None, left: str, local: ClauseRules) -> str:
