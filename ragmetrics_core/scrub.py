@@ -144,8 +144,8 @@ _SHAPES: tuple[tuple[tuple[str, ...], re.Pattern[str], str], ...] = (
     (("xai-",), re.compile(r"\bxai-[A-Za-z0-9]{20,}"), REDACTED),
     (("r8_",), re.compile(r"\br8_[A-Za-z0-9]{24,}"), REDACTED),
     (
-        ("ghp_", "gho_", "ghu_", "ghs_", "github_pat_"),
-        re.compile(r"\b(?:ghp|gho|ghu|ghs|github_pat)_[A-Za-z0-9_]{16,}"),
+        ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
+        re.compile(r"\b(?:ghp|gho|ghu|ghs|ghr|github_pat)_[A-Za-z0-9_]{16,}"),
         REDACTED,
     ),
     (("xox",), re.compile(r"\bxox[abposr]-[A-Za-z0-9\-]{10,}"), REDACTED),

@@ -43,7 +43,7 @@ def test_planted_keys_are_still_masked() -> None:
 
 
 def test_every_github_key_prefix_is_masked_and_words_with_gh_are_not_touched() -> None:
-    for prefix in ("ghp_", "gho_", "ghu_", "ghs_", "github_pat_"):
+    for prefix in ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"):  # ghr_: refresh tokens
         assert scrub_secrets(f"leaked {prefix}{'Ab1' * 6} here") == "leaked [redacted] here", prefix
     text = "Although he thought it through, the right night in Ghent was high."
     assert scrub_secrets(text) == text
