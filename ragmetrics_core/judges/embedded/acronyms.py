@@ -84,7 +84,5 @@ def may_form_a_name(parts: list[str], capitals: list[int]) -> bool:
     """Whether two consecutive capitalised parts have only connectors between them, which :func:`_joined` needs
     of every word between their tokens: without such a pair the acronym rule adds nothing, and the text is not
     tokenized for it (a sentence's first word and a name further on, the commonest case)."""
-    for before, after in pairwise(capitals):
-        if all(part.casefold() in _SPAN_CONNECTORS for part in parts[before + 1 : after]):
-            return True
-    return False
+    return any(all(part.casefold() in _SPAN_CONNECTORS for part in parts[before + 1 : after])
+               for before, after in pairwise(capitals))

@@ -158,8 +158,6 @@ def _declines(sentence: str) -> bool:
 
 def _question(text: str) -> str | None:
     """The last question of the user input, without its question mark."""
-    if not text or not text.strip():
-        return None
     found = [sentence for sentence in sentences(text) if sentence.rstrip().endswith(("?", "？"))]
     if not found:
         return None

@@ -1,8 +1,8 @@
 """Chinese terms: character bigrams of a run of Chinese characters, function characters removed, negation read.
 
 Chinese has no spaces and the judge no word segmenter: a run is cut at function characters and words
-(:data:`.lexicon.ZH_STOP_CHARS`, :data:`.lexicon.ZH_STOPWORDS`), synonyms are merged, and every two adjacent
-characters of a piece make a term (a lone character, a weaker one).
+(:data:`.lexicon.ZH_STOP_CHARS`, :data:`.lexicon.ZH_STOPWORDS`) and every two adjacent characters of a piece make
+a term (a lone character, a weaker one).
 """
 
 from __future__ import annotations
@@ -14,13 +14,6 @@ from ragmetrics_core.judges.embedded import lexicon
 from ragmetrics_core.judges.embedded.knobs import KNOBS
 
 _ZH_STOPWORD_RE = re.compile("|".join(sorted(lexicon.ZH_STOPWORDS, key=len, reverse=True)))
-_ZH_SYNONYMS = {
-    word: group[0]
-    for group in lexicon.SYNONYM_GROUPS
-    for word in group
-    if all("\u4e00" <= char <= "\u9fff" for char in word)
-}
-_ZH_SYNONYM_RE = re.compile("|".join(sorted(_ZH_SYNONYMS, key=len, reverse=True)))
 _SPEAKERS = ("我", "你", "您")
 NAME_TAIL = 10
 """The characters of a Chinese name before its Latin acronym ("印度人寿保险公司(LIC)") that hand it their weight."""
@@ -43,7 +36,6 @@ def cjk_terms(run: str, weights: dict[str, float], negated_keys: set[str] | None
     What follows a negation character ("不", "没", "未", ...) up to the end of the run is recorded as negated.
     """
     negated = _zh_negated(run)
-    run = _ZH_SYNONYM_RE.sub(lambda match: _ZH_SYNONYMS[match.group(0)], run)
     if negated:
         for friend in lexicon.ZH_NEGATION_FALSE_FRIENDS:
             run = run.replace(friend, friend[0] + "\u200b" + friend[1:])

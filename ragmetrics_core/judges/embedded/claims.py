@@ -32,7 +32,6 @@ MAX_CLAIMS = 64
 _SPACE_BEFORE_PUNCT_RE = re.compile(r"\s+([,.;:!?])")
 _SPACE_BEFORE_PUNCT_TEST_RE = re.compile(r"\s[,.;:!?]")
 """Where the pattern above matches: a search for the pair is quicker than the substitution."""
-_SEMICOLON_RE = re.compile(r"\s*;\s*")
 _STOPWORDS = lexicon.EN_STOPWORDS | lexicon.RU_STOPWORDS
 _LIST_JOINERS = frozenset({"and", "or", "и", "или"})
 _CLAUSE_RULES: dict[str, ClauseRules] = {"en": english, "ru": russian}
@@ -97,10 +96,8 @@ def _split_spaced(sentence: str, previous_subject: str | None, local: ClauseRule
         sentence = local.resolve_leading_pronoun(sentence, previous_subject)
     body = sentence.rstrip(" .!?…")
     subject = _subject(body, local)
-    pieces: list[str] = []
-    for part in _SEMICOLON_RE.split(body) if ";" in body else (body,):
-        pieces.extend(_split_clauses(part, subject, local))
-    expanded = [item for piece in pieces for item in _split_list(piece)]
+    # No semicolon is left inside: sentences() ends a sentence at every ";".
+    expanded = [item for piece in _split_clauses(body, subject, local) for item in _split_list(piece)]
     return expanded, subject if _names_something(subject) else None
 
 

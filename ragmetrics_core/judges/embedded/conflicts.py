@@ -1,10 +1,9 @@
-"""Why a window contradicts a claim: a number of the same kind, a negation, two names in swapped roles, a role
-given to another name; and whether a claim's number is said of its subject.
+"""Why a window contradicts a claim: a number of the same kind, a negation, two names in swapped roles, a role given to
+another name; and whether a claim's number is said of its subject.
 
-A number or date supports a claim only where it is said of the claim's subject: found only in sentences about
-another subject (:func:`.relations.about_another_subject`: they name something the claim does not, mention none
-of the names it opens with and point back with no pronoun), it counts as absent, and a rival the window gives
-contradicts.
+A number or date supports a claim only where it is said of the claim's subject: found only in sentences about another
+subject (:func:`.relations.about_another_subject`: they name something the claim does not, mention none of the names it
+opens with and point back with no pronoun), it counts as absent, and a rival the window gives contradicts.
 """
 
 from __future__ import annotations
@@ -24,9 +23,7 @@ def contradiction(
 ) -> str | None:
     """Why the window's sentences ``units`` contradict the claim, or ``None``."""
     if claim.numbers:  # the window's numbers are gathered only for a claim that has some
-        window_numbers = [number for unit in units
-                          if unit.numbers and not (subject and about_another_subject(subject, claim, unit))
-                          for number in unit.numbers]
+        window_numbers = _numbers_said_of(subject, claim, units)
         same_keys = {other.key for other in window_numbers}
         for number in claim.numbers:
             if number.key in same_keys or any(_same_number(number, other) for other in window_numbers):
@@ -77,11 +74,7 @@ def negation_conflict(claim: Terms, units: Sequence[Terms]) -> str | None:
 def _comparable(number: Number) -> bool:
     """Years, quantities with a unit and large counts are checked for disagreement; small counts and days of
     the month are too ambiguous ("1" of "March 1" is not a rival of "three")."""
-    if number.kind == "year":
-        return True
-    if number.kind in {"count", "day"}:
-        return number.value >= KNOBS.comparable_count
-    return True
+    return number.kind not in {"count", "day"} or number.value >= KNOBS.comparable_count
 
 
 _EXACT_KINDS = frozenset({"year", "time"})
@@ -103,8 +96,7 @@ def _said_of_claim(number: Number, claim: Terms, premise: Premise, subject: tupl
         return False
     if not subject:
         return True
-    units = premise.units
-    return not all(about_another_subject(subject, claim, units[position]) for position in positions)
+    return not all(about_another_subject(subject, claim, premise.units[position]) for position in positions)
 
 
 def number_found(number: Number, claim: Terms, premise: Premise, window: Window, subject: tuple[str, ...]) -> bool:
@@ -112,9 +104,12 @@ def number_found(number: Number, claim: Terms, premise: Premise, window: Window,
     if number.key in premise.keys and _said_of_claim(number, claim, premise, subject):
         return True
     units = [premise.units[position] for position in window.positions]
-    return any(_same_number(number, other) for unit in units
-               if unit.numbers and not (subject and about_another_subject(subject, claim, unit))
-               for other in unit.numbers)
+    return any(_same_number(number, other) for other in _numbers_said_of(subject, claim, units))
+
+
+def _numbers_said_of(subject: tuple[str, ...], claim: Terms, units: Sequence[Terms]) -> list[Number]:
+    return [number for unit in units if unit.numbers and not (subject and about_another_subject(subject, claim, unit))
+            for number in unit.numbers]
 
 
 def swapped_names(claim: Terms, units: Sequence[Terms]) -> tuple[str, str] | None:

@@ -40,6 +40,7 @@ NUMBER_UNIT_RE = re.compile(
 _WORD_RE = re.compile(r"[^\W_]+(?:['\-][^\W_]+)*")
 _CONNECTORS = lexicon.EN.set("name_connectors")
 _LEADING_FUNCTION_WORDS = (lexicon.EN_STOPWORDS | lexicon.RU_STOPWORDS) - {"great", "new", "old"}
+_ZH_STOP_CHARS = "".join(lexicon.ZH_STOP_CHARS)
 _ZH_QUOTED_RE = re.compile(r"[“《「『\"]([^”》」』\"]{1,30})[”》」』\"]")
 _ZH_LATIN_RE = re.compile(r"[A-Za-z][A-Za-z0-9&.\-]*(?:\s+[A-Z][A-Za-z0-9&.\-]*)*")
 _ZH_SUFFIX_RE = re.compile(
@@ -176,9 +177,7 @@ def _zh_entities(sentence: str, taken: list[tuple[int, int]]) -> list[tuple[int,
 
 def _trim_zh(text: str) -> str:
     """Drop leading function characters a suffix match swallowed ("是印度" → "印度")."""
-    while text and text[0] in lexicon.ZH_STOP_CHARS:
-        text = text[1:]
-    return text
+    return text.lstrip(_ZH_STOP_CHARS)
 
 
 def _overlaps(span: tuple[int, int], taken: Sequence[tuple[int, int]]) -> bool:

@@ -1,12 +1,11 @@
 """Word lists the embedded judge reads: stopwords, abbreviations, negations, synonyms, hedges, question words.
 
-The lists are data, one file per language (``lexicon_en.json``, ``lexicon_ru.json``, ``lexicon_zh.json``), read
-once at import and frozen: :data:`EN`, :data:`RU` and :data:`ZH` give one language's lists, and the names below
-the lists the judge reads, several languages merged where a rule reads them all. Everything is lower-case
-(``casefold``) and ``ё`` is written ``е``, matching :func:`.tokens.prepare` (the Russian answer rules, which read
-answers as written, list "её" beside "ее"). The lists are small on purpose: the
-function words of each language and the handful of paraphrases a purely lexical checker would otherwise count as
-missing content.
+The lists are data, one file per language (``lexicon_en.json``, ``lexicon_ru.json``, ``lexicon_zh.json``), read once at
+import and frozen: :data:`EN`, :data:`RU` and :data:`ZH` give one language's lists, and the names below the lists the
+judge reads, several languages merged where a rule reads them all. Everything is lower-case (``casefold``) and ``ё`` is
+written ``е``, matching :func:`.tokens.prepare` (the Russian answer rules, which read answers as written, list "её"
+beside "ее"). The lists are small on purpose: the function words of each language and the handful of paraphrases a
+purely lexical checker would otherwise count as missing content.
 """
 
 from __future__ import annotations

@@ -8,8 +8,9 @@ sentence meets many claims.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from functools import lru_cache
+from itertools import takewhile
 from typing import NamedTuple
 
 from ragmetrics_core.judges.embedded import lexicon
@@ -127,37 +128,31 @@ def _subject(text: str) -> str | None:
     return match.group(0) if terms(match.group(0)).total > 0 else None
 
 
-def role_given_to_another(claim: Terms, units: Sequence[Terms]) -> str | None:
-    """The sentence of ``units`` that gives the claim's "X is the R" role to a name other than X, if any."""
+def _pairs(claim: Terms, units: Sequence[Terms]) -> Iterator[tuple[Terms, _Identity, _Identity]]:
+    """Every "X is the R" of the claim beside every one of a sentence of ``units``, with that sentence."""
     claimed = _identities(claim.text)
-    if not claimed:
-        return None
-    for unit in units:
-        said = _identities(unit.text)
-        if not said:
-            continue
-        lowered = unit.text.casefold()
-        for mine in claimed:
-            if mine.name in lowered:
-                continue  # the sentence names the claim's subject too: not another's role
-            for theirs in said:
-                if mine.role <= theirs.role and theirs.name not in mine.name:
-                    return f"the premise gives '{theirs.role_text}' to {theirs.name.title()}, not {mine.name.title()}"
+    if claimed:
+        for unit in units:
+            for theirs in _identities(unit.text):
+                for mine in claimed:
+                    yield unit, mine, theirs
+
+
+def role_given_to_another(claim: Terms, units: Sequence[Terms]) -> str | None:
+    """The sentence of ``units`` that gives the claim's "X is the R" role to a name other than X, if any; not one
+    that names the claim's subject too."""
+    for unit, mine, theirs in _pairs(claim, units):
+        if mine.role <= theirs.role and theirs.name not in mine.name and mine.name not in unit.text.casefold():
+            return f"the premise gives '{theirs.role_text}' to {theirs.name.title()}, not {mine.name.title()}"
     return None
 
 
 def another_role(claim: Terms, units: Sequence[Terms]) -> str | None:
-    """A sentence of ``units`` that says the claim's "X is the R" subject X is an R' that shares none of R's
-    relation words ("Sydney is the largest city in Australia" for "Sydney is the capital of Australia": only the
-    names match)."""
-    claimed = _identities(claim.text)
-    if not claimed:
-        return None
-    for unit in units:
-        for theirs in _identities(unit.text):
-            for mine in claimed:
-                if theirs.name == mine.name and mine.relation and mine.relation.isdisjoint(theirs.role):
-                    return f"the premise says {mine.name.title()} is the {theirs.role_text}, not the {mine.role_text}"
+    """A sentence of ``units`` that says the claim's "X is the R" subject X is an R' that shares none of R's relation
+    words ("Sydney is the largest city in Australia" for "Sydney is the capital of Australia": only the names match)."""
+    for _, mine, theirs in _pairs(claim, units):
+        if theirs.name == mine.name and mine.relation and mine.relation.isdisjoint(theirs.role):
+            return f"the premise says {mine.name.title()} is the {theirs.role_text}, not the {mine.role_text}"
     return None
 
 
@@ -186,24 +181,17 @@ def said_of_a_relative(claim: Terms, units: Sequence[Terms]) -> str | None:
 
 def _owned_only(word: str, text: str) -> bool:
     """Whether every occurrence of ``word`` in ``text`` is an owner ("Curie's father")."""
-    for match in re.finditer(rf"(?<![\w'’]){re.escape(word)}(?!\w)", text):
-        if _OWNED_AFTER_RE.match(text, match.end()) is None:
-            return False
-    return True
+    occurrences = re.finditer(rf"(?<![\w'’]){re.escape(word)}(?!\w)", text)
+    return all(_OWNED_AFTER_RE.match(text, match.end()) is not None for match in occurrences)
 
 
 def claim_subject(claim: Terms) -> tuple[str, ...]:
     """The keys of the capitalised words a claim's content opens with, its subject ("The Eiffel Tower was …" →
     eiffel, tower); empty when the claim opens otherwise ("He died in 2018", "In 2019, X …") or is Chinese."""
-    proper = claim.proper
-    opening: list[str] = []
-    for key in claim.order:
-        if key not in proper:
-            break
-        opening.append(key)
+    opening = tuple(takewhile(claim.proper.__contains__, claim.order))
     if opening and opening[0] in _MONTH_KEYS:
         return ()  # a date opens it ("In July 2013, Marseille detectives …"), like "In 2019, …"
-    return tuple(opening)
+    return opening
 
 
 def about_another_subject(subject: tuple[str, ...], claim: Terms, unit: Terms) -> bool:

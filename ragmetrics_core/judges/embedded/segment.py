@@ -11,6 +11,7 @@ ends a sentence too (headlines joined without their periods: "… as 'unreasonab
 from __future__ import annotations
 
 import re
+from itertools import islice
 
 from ragmetrics_core.judges.embedded import lexicon
 from ragmetrics_core.judges.embedded.memo import text_cache
@@ -53,16 +54,8 @@ def sentences(text: str) -> list[str]:
 @text_cache(maxsize=256, max_chars=50_000)
 def _sentences(text: str) -> tuple[str, ...]:
     # Memoised: the claims, entities, questions and premise of one text all start from its sentences.
-    text = prepare(text)
-    found: list[str] = []
-    for paragraph in _paragraphs(text):
-        for sentence in split_paragraph(paragraph):
-            stripped = sentence.strip()
-            if stripped:
-                found.append(stripped)
-                if len(found) >= MAX_SENTENCES:
-                    return tuple(found)
-    return tuple(found)
+    stripped = (sentence.strip() for paragraph in _paragraphs(prepare(text)) for sentence in split_paragraph(paragraph))
+    return tuple(islice(filter(None, stripped), MAX_SENTENCES))
 
 
 def _paragraphs(text: str) -> list[str]:
@@ -149,10 +142,7 @@ def ends_sentence(paragraph: str, mark_at: int, mark: str, next_at: int) -> bool
     if not mark.startswith("."):
         # "?" and "!" end a sentence even before a lower-case word (chat text is often lower-case).
         return True
-    space = paragraph.rfind(" ", 0, mark_at)
-    if not paragraph.isascii():  # an ASCII paragraph has no no-break space
-        # A no-break space counts only after the last space: searching from there keeps this linear.
-        space = max(space, paragraph.rfind("\u00a0", space + 1, mark_at))
+    space = paragraph.rfind(" ", 0, mark_at)  # prepare() has made every no-break space a space (NFKC)
     token = paragraph[space + 1 : mark_at].lstrip("([\"'«“")
     if not token:
         return True

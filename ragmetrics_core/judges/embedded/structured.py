@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
+from itertools import islice
 from typing import Any
 
 MAX_JSON_CHARS = 2_000_000
@@ -40,14 +41,8 @@ def readable(text: str) -> str:
     try:
         record = json.loads(stripped)
     except (ValueError, RecursionError):
-        return text
-    if not isinstance(record, dict | list):
-        return text
-    statements = []
-    for number, statement in enumerate(_statements(record, ())):
-        if number >= MAX_STATEMENTS:
-            break
-        statements.append(statement)
+        return text  # a text that opens with "{" or "[" and parses is an object or an array
+    statements = list(islice(_statements(record, ()), MAX_STATEMENTS))
     return "\n\n".join(statements) if statements else text
 
 

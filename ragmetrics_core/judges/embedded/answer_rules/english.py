@@ -123,8 +123,7 @@ def comparative(question: str, answer: str) -> str | None:
         return None
     first, second = match.group("first").strip(), match.group("second").strip()
     picked = answer_words(answer)
-    names = [(first, second), (second, first)]
-    for chosen, other in names:
+    for chosen, other in ((first, second), (second, first)):
         chosen_words = [word for word in answer_words(chosen) if word not in DETERMINERS]
         if chosen_words and _starts_with(picked, chosen_words):
             verb, quality = match.group("verb"), match.group("quality").strip()
@@ -268,8 +267,7 @@ def topic(question: str) -> str | None:
 
 
 def names_someone(text: str) -> bool:
-    """A capitalised name without an article ("Marie Curie", not "the Eiffel Tower"), which "he"/"she" may
-    stand for."""
+    """A capitalised name without an article ("Marie Curie", not "the Eiffel Tower"), which "he"/"she" may stand for."""
     parts = text.split()
     if not parts or parts[0].casefold() in DETERMINERS:
         return False
