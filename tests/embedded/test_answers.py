@@ -187,6 +187,10 @@ def test_a_fragment_is_put_into_its_question_correctly_formed(question: str, ans
          "It is said that the Eiffel Tower was built in 1889."),
         # No topic in the question: the pronoun stays.
         ("Tell me something about Paris.", "It has a tower.", "It has a tower."),
+        # A question's words after its verb that open with a preposition or a pronoun are no topic: the pronoun stays.
+        ("What happened in Dakar?", "A fire broke out in the market. Its roof collapsed.",
+         "A fire broke out in the market. Its roof collapsed."),
+        ("Who is his father?", "It is John.", "It is John."),
         # "he"/"she" only for a name the question asks about.
         ("When was the Eiffel Tower built?", "He built it in 1889.", "He built the Eiffel Tower in 1889."),
         ("Кто написал «Войну и мир» и когда его опубликовали?", "Его опубликовали в 1869 году.",

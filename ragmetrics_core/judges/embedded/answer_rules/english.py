@@ -23,6 +23,7 @@ _FUNCTION_WORDS = DETERMINERS | AUX | WH | EN.set("answer_shared_words")
 """Words a fragment may share with its question ("Between 1863 and 1869" to "When did … War and Peace?")."""
 _CONNECTORS = EN.set("answer_name_connectors")
 VAGUE = EN.set("answer_vague")
+_NOT_A_TOPIC = VAGUE | (lexicon.EN_STOPWORDS - DETERMINERS)  # "in Dakar", "his father": nothing "it" stands for
 YES, NO = EN.set("yes"), EN.set("no")
 THING_PRONOUNS, PERSON_PRONOUNS = EN.set("thing_pronouns"), EN.set("person_pronouns")
 _VERBS = EN.set("answer_verbs")
@@ -263,7 +264,7 @@ def topic(question: str) -> str | None:
         found = " ".join(rest[: subject_length(rest)])
     else:
         return None
-    return None if not found or found.split()[0].casefold() in VAGUE else found
+    return None if not found or found.split()[0].casefold() in _NOT_A_TOPIC else found
 
 
 def names_someone(text: str) -> bool:
