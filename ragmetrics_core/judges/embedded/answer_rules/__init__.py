@@ -17,6 +17,10 @@ class LanguageRules(Protocol):
     YES: frozenset[str]
     NO: frozenset[str]
     PERSON_PRONOUNS: frozenset[str]
+    ROLE_RES: tuple[re.Pattern[str], re.Pattern[str]]
+    """"X is the R" and "the R is X" (:mod:`..relations`), with the groups ``name`` and ``role``."""
+    RELATION_MARK: str | None
+    """The word whose last occurrence a role's relation follows; without one, the relation is the role but names."""
 
     def topic(self, question: str) -> str | None: ...
     def is_fragment(self, question: str, answer: str) -> bool: ...
