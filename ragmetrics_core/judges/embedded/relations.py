@@ -1,8 +1,8 @@
 """Whom a sentence speaks of: relation checks that a bag of matched words cannot make.
 
 Roles ("X is the R") are read in English, Russian ("Канберра — столица Австралии") and Chinese
-("堪培拉是澳大利亚的首都"); the relative check reads English "X's N" only. Parses are memoised per text: a premise
-sentence meets many claims.
+("堪培拉是澳大利亚的首都") by each language's :mod:`.answer_rules`; the relative check reads English "X's N" only.
+Parses are memoised per text: a premise sentence meets many claims.
 """
 
 from __future__ import annotations

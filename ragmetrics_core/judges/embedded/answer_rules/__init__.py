@@ -1,6 +1,6 @@
-"""How an answer is written, language by language: each language's rules in a module of its own (:mod:`.english`,
-:mod:`.russian`, :mod:`.chinese`) with the same names, its word lists in ``nonclaims_<lang>.json``; the modules
-beside them (:mod:`.nonclaims`, :mod:`.reactions`, :mod:`..claims`, :mod:`..answers`) are language-neutral.
+"""How a text is written, language by language: each language's rules in a module of its own (:mod:`.english`,
+:mod:`.russian`, :mod:`.chinese`) with the same names, its word lists in ``*_<lang>.json``; their readers
+(:mod:`.nonclaims`, :mod:`.reactions`, :mod:`..claims`, :mod:`..answers`, :mod:`..relations`) are language-neutral.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Chinese: what a question asks about, what a fragment answer states, where a sentence splits into claims.
+"""Chinese: what a question asks about, what a fragment answer states, where a sentence splits, how roles read.
 
 A fragment is short and has no verb ("约恩·乌松。"); it takes the place of the question word ("谁设计了悉尼歌剧院?" →
 "约恩·乌松设计了悉尼歌剧院。"), a count keeping its measure word ("故宫有多少个房间?" + "9999" → "故宫有9999个房间。");

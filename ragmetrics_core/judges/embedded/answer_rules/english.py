@@ -1,4 +1,4 @@
-"""English: what a question asks about, what a fragment answer states, where a sentence splits into claims.
+"""English: what a question asks about, what a fragment answer states, where a sentence splits, how roles read.
 
 A fragment names only the answer (an entity, a number, a date, "yes"/"no", the pick of a comparative question) and
 has no verb of its own. It is put into its question ("Who wrote War and Peace?" + "Leo Tolstoy" → "Leo Tolstoy wrote

@@ -1,4 +1,4 @@
-"""Russian: what a question asks about, what a fragment answer states, where a sentence splits into claims.
+"""Russian: what a question asks about, what a fragment answer states, where a sentence splits, how roles read.
 
 A fragment has no verb ("Лев Толстой.") and takes the place of the question word ("Кто написал «Войну и мир»?" →
 "Лев Толстой написал «Войну и мир»."); a comparative pick ("Что выше, A или B?" + "A.") becomes "A выше, чем B.".
