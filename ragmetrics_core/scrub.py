@@ -132,8 +132,9 @@ _SHAPES: tuple[tuple[tuple[str, ...], re.Pattern[str], str], ...] = (
     # Each shape with pieces of which every match contains one (casefolded; in a case-blind shape none with an "i",
     # which "ı" matches and casefolds to itself): most texts contain none, and a substring test costs far less than
     # a regular expression, which Python tries at every position of the text (about 4 ms for a 3 kB answer here).
-    # A piece may be shorter than the shape's prefix ("k-" for sk-/pk-/rk-, "gh" for four of GitHub's): each distinct
-    # piece is one scan of the text, and the scans are most of the cost for a text holding none.
+    # A piece may be shorter than the shape's prefix ("k-" for sk-/pk-/rk-): each distinct piece is one scan of the
+    # text, and the scans are most of the cost for a text holding none. GitHub's are looked for whole: "gh" alone is in
+    # ordinary words ("through", "right", "Ghent"), and each such hit ran the expression over the whole text.
     # Provider keys: OpenAI/Anthropic/Langfuse (sk-, pk-, rk-), Groq, Hugging Face, GitLab, xAI, Replicate, GitHub,
     # Slack, AWS, Google.
     (("k-",), re.compile(r"\b(?:sk|pk|rk)-[A-Za-z0-9_\-]{8,}"), REDACTED),
@@ -143,8 +144,8 @@ _SHAPES: tuple[tuple[tuple[str, ...], re.Pattern[str], str], ...] = (
     (("xai-",), re.compile(r"\bxai-[A-Za-z0-9]{20,}"), REDACTED),
     (("r8_",), re.compile(r"\br8_[A-Za-z0-9]{24,}"), REDACTED),
     (
-        ("gh", "github_pat_"),
-        re.compile(r"\b(?:ghp|gho|ghu|ghs|github_pat)_[A-Za-z0-9_]{16,}"),
+        ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
+        re.compile(r"\b(?:ghp|gho|ghu|ghs|ghr|github_pat)_[A-Za-z0-9_]{16,}"),
         REDACTED,
     ),
     (("xox",), re.compile(r"\bxox[abposr]-[A-Za-z0-9\-]{10,}"), REDACTED),

@@ -17,6 +17,7 @@ PIECES = [
     "ſecret=abc",  # a long s: matches "s" when case is ignored
     "authorızation: x",  # a dotless i: matches "i" when case is ignored
     "KEY=v", "Kelvin \u212aey=v", "plain words", "ı", "é", " ", "\n", ",", "{", '"', "=",
+    "gho_" + "i" * 16, "ghu_" + "j" * 16, "ghs_" + "k" * 16, "GHP_" + "f" * 16, "through Ghent", "gh", "_",
 ]
 
 
@@ -39,3 +40,10 @@ def test_planted_keys_are_still_masked() -> None:
         if piece.startswith("PK-"):
             continue
         assert "[redacted]" in scrub_secrets(f"the answer quotes {piece} here"), piece
+
+
+def test_every_github_key_prefix_is_masked_and_words_with_gh_are_not_touched() -> None:
+    for prefix in ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"):  # ghr_: refresh tokens
+        assert scrub_secrets(f"leaked {prefix}{'Ab1' * 6} here") == "leaked [redacted] here", prefix
+    text = "Although he thought it through, the right night in Ghent was high."
+    assert scrub_secrets(text) == text

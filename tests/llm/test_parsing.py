@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ragmetrics_core.evidence import Verdict
-from ragmetrics_core.judges.openai.answers import read_chunk_check
+from ragmetrics_core.judges.openai.answers import read_chunk_check, read_extraction, read_text_check
 from ragmetrics_core.judges.openai.client import ChatAnswer
 from ragmetrics_core.judges.openai.parsing import AnswerFormatError, align_by_id, parse_json_answer, read_model
 from ragmetrics_core.judges.openai.schemas import (
@@ -78,8 +78,8 @@ def test_alignment_by_id_detects_short_reordered_duplicate_and_unknown() -> None
         {"id": "R9", "verdict": "entailed"},
         {"id": "R2", "verdict": "maybe"},
     ]
-    aligned = align_by_id(items, ids, read, lambda item: item.id)
-    assert {key: item.verdict for key, item in aligned.items.items()} == {"R3": "neutral", "R1": "entailed"}
+    aligned = align_by_id(items, ids, read, lambda item: item.get("id"))
+    assert {key: item["verdict"] for key, item in aligned.items.items()} == {"R3": "neutral", "R1": "entailed"}
     assert aligned.missing == ["R2"]
     assert any("duplicate" in note for note in aligned.notes)
     assert any("unknown id 'R9'" in note for note in aligned.notes)
@@ -87,14 +87,14 @@ def test_alignment_by_id_detects_short_reordered_duplicate_and_unknown() -> None
 
 def test_alignment_by_position_needs_no_ids_and_the_exact_count() -> None:
     ids = ["G1", "G2"]
-    same_length = align_by_id([{"verdict": "entailed"}, {"verdict": "neutral"}], ids, read, lambda i: i.id)
-    assert {k: v.verdict for k, v in same_length.items.items()} == {"G1": "entailed", "G2": "neutral"}
-    shorter = align_by_id([{"verdict": "entailed"}], ids, read, lambda i: i.id)
+    same_length = align_by_id([{"verdict": "entailed"}, {"verdict": "neutral"}], ids, read, lambda i: i.get("id"))
+    assert {k: v["verdict"] for k, v in same_length.items.items()} == {"G1": "entailed", "G2": "neutral"}
+    shorter = align_by_id([{"verdict": "entailed"}], ids, read, lambda i: i.get("id"))
     assert shorter.items == {} and shorter.missing == ids
 
 
 def test_integer_ids_are_read_as_strings() -> None:
-    aligned = align_by_id([{"id": 1, "verdict": "neutral"}], ["1"], read, lambda i: i.id)
+    aligned = align_by_id([{"id": 1, "verdict": "neutral"}], ["1"], read, lambda i: i.get("id"))
     assert aligned.missing == []
 
 
@@ -168,3 +168,63 @@ def test_a_claim_lacking_a_chunk_cell_is_missing_not_shifted() -> None:
     rows, _ = read_chunk_check(ChatAnswer(answer, "stop"), ["R1", "R2"], [], ["C1", "C2"])
     assert rows.missing == ["R1"] and any("R1 lacks verdicts for C1" in note for note in rows.notes)
     assert rows.items["R2"].chunks == {"C1": Verdict.NEUTRAL, "C2": Verdict.ENTAILED}
+
+
+def test_keys_an_answer_may_leave_out_read_as_their_defaults() -> None:
+    """Answers are read into typed dicts: a rationale, an id, the entities list or the set-aside pieces left out read
+    as empty (no ``KeyError``), and keys the shape does not know are ignored."""
+    text_answer = json.dumps({"verdicts": [{"id": "R1", "verdict": "entailed", "confidence": 0.9}]})
+    verdicts, entities = read_text_check(ChatAnswer(text_answer, "stop"), ["R1"], [])
+    assert verdicts.items["R1"].verdict is Verdict.ENTAILED and verdicts.items["R1"].rationale == ""
+    assert not verdicts.missing and entities.items == {}
+
+    no_entities = json.dumps({"claims": [{"id": "R1", "chunks": [{"id": "C1", "verdict": "neutral"}],
+                                          "all_chunks": "neutral", "score": 3}]})
+    rows, found = read_chunk_check(ChatAnswer(no_entities, "stop"), ["R1"], ["E1"], ["C1"])
+    assert rows.items["R1"].rationale == "" and not rows.missing
+    assert found.missing == ["E1"]  # asked for, not answered: asked again, never guessed
+
+    no_ids = json.dumps({"claims": [{"chunks": [{"verdict": "entailed"}, {"verdict": "neutral"}],
+                                     "all_chunks": "entailed", "rationale": " C1 "}]})
+    rows, _ = read_chunk_check(ChatAnswer(no_ids, "stop"), ["R1"], [], ["C1", "C2"])
+    assert rows.items["R1"].chunks == {"C1": Verdict.ENTAILED, "C2": Verdict.NEUTRAL}
+    assert rows.items["R1"].rationale == "C1" and any("without ids" in note for note in rows.notes)
+
+    extraction = json.dumps({"response_claims": [" Paris is in France. "], "reference_claims": [],
+                             "reference_entities": [], "questions": [{"question": "Where is Paris?",
+                                                                      "noncommittal": False}]})
+    answer = read_extraction(ChatAnswer(extraction, "stop"), ["response_claims", "questions"])
+    assert answer["response_claims"] == ["Paris is in France."] and "set_aside" not in answer
+
+
+@pytest.mark.parametrize("content", ['{"claims": "R1 entailed"}', '["R1", "entailed"]', "R1: entailed", ""])
+def test_a_chunk_check_of_the_wrong_shape_raises_a_format_error(content: str) -> None:
+    with pytest.raises(AnswerFormatError):  # the call is asked once more with the reason
+        read_chunk_check(ChatAnswer(content, "stop"), ["R1"], [], ["C1"])
+
+
+@pytest.mark.parametrize("content", [
+    '{"claims": [{"id": "R1", "chunks": "all neutral", "all_chunks": "neutral"}]}',
+    '{"claims": [{"id": "R1", "chunks": [{"id": "C1", "verdict": "perhaps"}], "all_chunks": "neutral"}]}',
+    '{"claims": [{"id": "R1", "chunks": [{"id": "C1", "verdict": "neutral"}]}]}',
+    '{"claims": [null, 7, {"id": "R1"}]}',
+])
+def test_a_malformed_chunk_check_leaves_its_claim_missing(content: str) -> None:
+    rows, found = read_chunk_check(ChatAnswer(content, "stop"), ["R1"], [], ["C1"])
+    assert rows.items == {} and rows.missing == ["R1"] and found.missing == []
+
+
+def test_a_malformed_extraction_raises_a_format_error() -> None:
+    for content in ('{"response_claims": "Paris", "reference_claims": [], "reference_entities": [], "questions": []}',
+                    '{"response_claims": [["nested"]], "questions": []}', "[]", '{"questions": [{"question": 3}]}'):
+        with pytest.raises(AnswerFormatError):
+            read_extraction(ChatAnswer(content, "stop"), ["response_claims"])
+
+
+def test_an_unreadable_set_aside_piece_is_dropped_and_the_rest_kept() -> None:
+    content = json.dumps({
+        "response_claims": ["Paris is in France."], "reference_claims": [], "reference_entities": [], "questions": [],
+        "set_aside": [{"source": "response", "text": "Hi!", "reason": "greeting"}, {"source": "elsewhere"}, 5],
+    })
+    answer = read_extraction(ChatAnswer(content, "stop"), ["response_claims"])
+    assert answer.get("set_aside") == [{"source": "response", "text": "Hi!", "reason": "greeting"}]

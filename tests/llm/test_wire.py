@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from ragmetrics_core.judges.openai.wire import NotThisShape, read_completion, read_embeddings
+from ragmetrics_core.judges.openai.wire import NotThisShape, answer_of, read_completion, read_embeddings, tokens_of
 
 
 def test_a_full_openai_body_reads_its_answer_reason_and_tokens() -> None:
@@ -19,21 +19,20 @@ def test_a_full_openai_body_reads_its_answer_reason_and_tokens() -> None:
                   "prompt_tokens_details": {"cached_tokens": 0}},
     }, ensure_ascii=False).encode()
     completion = read_completion(body)
-    assert completion.choices[0].message is not None
-    assert completion.choices[0].message.content == "{\"claims\": [\"Paris — столица 法国\"]}"
-    assert completion.choices[0].finish_reason == "stop"
-    usage = completion.usage
-    assert usage is not None and (usage.prompt_tokens, usage.completion_tokens) == (12, 5)
+    assert answer_of(completion) == ("{\"claims\": [\"Paris — столица 法国\"]}", "stop")
+    assert tokens_of(completion.get("usage")) == (12, 5)
 
 
 def test_a_minimal_compatible_body_reads_with_defaults() -> None:
     completion = read_completion(b'{"choices": [{"message": {"content": null}}]}')
-    assert completion.usage is None
-    assert completion.choices[0].finish_reason is None
-    assert completion.choices[0].message is not None and completion.choices[0].message.content is None
-    assert read_completion(b"{}").choices == []
-    counts = read_completion(b'{"choices": [], "usage": {"prompt_tokens": null, "completion_tokens": 3}}').usage
-    assert counts is not None and (counts.prompt_tokens, counts.completion_tokens) == (0, 3)
+    assert completion.get("usage") is None and tokens_of(completion.get("usage")) == (0, 0)
+    assert answer_of(completion) == (None, None)
+    assert answer_of(read_completion(b"{}")) == (None, None)
+    cut_off = read_completion(b'{"choices": [{"message": null, "finish_reason": "length"}]}')
+    assert answer_of(cut_off) == (None, "length")
+    counts = read_completion(b'{"choices": [], "usage": {"prompt_tokens": null, "completion_tokens": 3}}').get("usage")
+    assert tokens_of(counts) == (0, 3)
+    assert tokens_of(read_completion(b'{"usage": {"completion_tokens": 2}}').get("usage")) == (0, 2)
 
 
 @pytest.mark.parametrize("body", [
@@ -54,8 +53,8 @@ def test_embeddings_read_their_vectors_and_reject_a_body_without_them() -> None:
     body = b'{"object": "list", "data": [{"object": "embedding", "index": 1, "embedding": [0.5, -1]},' \
            b' {"index": 0, "embedding": [1e-3, 2]}], "model": "e", "usage": {"prompt_tokens": 4, "total_tokens": 4}}'
     embeddings = read_embeddings(body)
-    assert [(item.index, item.embedding) for item in embeddings.data] == [(1, [0.5, -1.0]), (0, [0.001, 2.0])]
-    assert embeddings.usage is not None and embeddings.usage.prompt_tokens == 4
+    assert [(item["index"], item["embedding"]) for item in embeddings["data"]] == [(1, [0.5, -1.0]), (0, [0.001, 2.0])]
+    assert tokens_of(embeddings.get("usage")) == (4, 0)
     for bad in (b'{"usage": {}}', b'{"data": [{"index": 0, "embedding": ["x"]}]}', b"\xff\xfe"):
         with pytest.raises(NotThisShape, match="not an embeddings response"):
             read_embeddings(bad)

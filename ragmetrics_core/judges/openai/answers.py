@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 
 from ragmetrics_core.evidence import Verdict
 from ragmetrics_core.judges.openai.client import ChatAnswer
@@ -26,10 +26,11 @@ from ragmetrics_core.judges.openai.schemas import (
     TextCheckAnswer,
     TextVerdict,
     WithId,
+    adapter_of,
 )
 
 ItemT = TypeVar("ItemT", bound=WithId)
-AnswerT = TypeVar("AnswerT", bound=BaseModel)
+AnswerT = TypeVar("AnswerT")
 
 
 @dataclass(frozen=True)
@@ -51,7 +52,7 @@ def read_extraction(reply: ChatAnswer, tasks: Sequence[str]) -> ExtractionAnswer
     if reply.finish_reason == "length":
         raise AnswerFormatError(_CUT_OFF)
     answer = _whole(reply, ExtractionAnswer) or _extraction_in_text(reply.content, tasks)
-    if "questions" in tasks and not any(item.question.strip() for item in answer.questions):
+    if "questions" in tasks and not any(item["question"].strip() for item in answer["questions"]):
         raise AnswerFormatError("the answer has no generated questions")
     return answer
 
@@ -69,7 +70,10 @@ def _extraction_in_text(text: str, tasks: Sequence[str]) -> ExtractionAnswer:
     absent = [task for task in tasks if task not in parsed.value]
     if absent:
         raise AnswerFormatError(f"the answer lacks {', '.join(absent)}")
-    return read_model({key: parsed.value.get(key, []) for key in ExtractionAnswer.model_fields}, ExtractionAnswer)
+    return read_model({key: parsed.value.get(key, []) for key in _EXTRACTION_KEYS}, ExtractionAnswer)
+
+
+_EXTRACTION_KEYS = (*ExtractionAnswer.__required_keys__, *ExtractionAnswer.__optional_keys__)
 
 
 def _items(value: object, key: str) -> list[object]:
@@ -81,13 +85,13 @@ def _items(value: object, key: str) -> list[object]:
     return items
 
 
-def _whole(reply: ChatAnswer, model: type[AnswerT]) -> AnswerT | None:
-    """The answer read in one pass when it is one JSON object of the model's shape and nothing else (what structured
-    output gives); ``None`` otherwise, and then it is found in the text and its items are read one by one."""
+def _whole(reply: ChatAnswer, shape: type[AnswerT]) -> AnswerT | None:
+    """The answer read in one pass when it is one JSON object of the shape and nothing else (what structured output
+    gives); ``None`` otherwise, and then it is found in the text and its items are read one by one."""
     if not reply.content.startswith("{"):
         return None
     try:
-        return model.model_validate_json(reply.content)
+        return adapter_of(shape).validate_json(reply.content)
     except ValidationError:
         return None
 
@@ -102,7 +106,7 @@ def _aligned(
 
 
 def _id_of(item: WithId) -> str | None:
-    return item.id
+    return item.get("id")
 
 
 def read_text_check(
@@ -110,12 +114,12 @@ def read_text_check(
 ) -> tuple[Alignment[TextCheck], Alignment[bool]]:
     whole = _whole(reply, TextCheckAnswer)
     if whole is not None:
-        verdicts = _aligned([], whole.verdicts, TextVerdict, claim_ids)
+        verdicts = _aligned([], whole["verdicts"], TextVerdict, claim_ids)
     else:
         verdicts = _aligned(_items(parse_json_answer(reply.content).value, "verdicts"), None, TextVerdict, claim_ids)
     return (
         Alignment(
-            items={i: TextCheck(item.verdict, item.rationale.strip()) for i, item in verdicts.items.items()},
+            items={i: TextCheck(item["verdict"], item.get("rationale", "")) for i, item in verdicts.items.items()},
             missing=verdicts.missing,
             notes=verdicts.notes,
         ),
@@ -128,8 +132,8 @@ def read_chunk_check(
 ) -> tuple[Alignment[Row], Alignment[bool]]:
     whole = _whole(reply, ChunkCheckAnswer)
     if whole is not None:
-        claims = _aligned([], whole.claims, ClaimRow, claim_ids)
-        entities = _aligned([], whole.entities if entity_ids else [], EntityFound, entity_ids)
+        claims = _aligned([], whole["claims"], ClaimRow, claim_ids)
+        entities = _aligned([], whole.get("entities", []) if entity_ids else [], EntityFound, entity_ids)
     else:
         value = parse_json_answer(reply.content).value
         claims = _aligned(_items(value, "claims"), None, ClaimRow, claim_ids)
@@ -145,7 +149,7 @@ def read_chunk_check(
     return (
         Alignment(items=rows, missing=[i for i in claim_ids if i not in rows], notes=notes),
         Alignment(
-            items={i: item.found for i, item in entities.items.items()},
+            items={i: item["found"] for i, item in entities.items.items()},
             missing=entities.missing,
             notes=entities.notes,
         ),
@@ -154,14 +158,15 @@ def read_chunk_check(
 
 def _row(claim: ClaimRow, chunk_ids: list[str]) -> Row | str:
     """One claim's verdicts placed by chunk id, or why they cannot be (a chunk without a verdict)."""
-    if [cell.id for cell in claim.chunks] == chunk_ids:  # every chunk once, in the order asked (structured output)
-        verdicts = {cell_id: cell.verdict for cell_id, cell in zip(chunk_ids, claim.chunks, strict=True)}
+    cells = claim["chunks"]
+    if [cell.get("id") for cell in cells] == chunk_ids:  # every chunk once, in the order asked (structured output)
+        verdicts = {cell_id: cell["verdict"] for cell_id, cell in zip(chunk_ids, cells, strict=True)}
     else:
-        cells = align_read(claim.chunks, chunk_ids, _id_of)
-        if cells.missing:
-            return f"claim {claim.id} lacks verdicts for {', '.join(cells.missing)}"
-        verdicts = {chunk_id: cell.verdict for chunk_id, cell in cells.items.items()}
-    return Row(chunks=verdicts, together=claim.all_chunks, rationale=claim.rationale.strip())
+        placed = align_read(cells, chunk_ids, _id_of)
+        if placed.missing:
+            return f"claim {claim.get('id')} lacks verdicts for {', '.join(placed.missing)}"
+        verdicts = {chunk_id: cell["verdict"] for chunk_id, cell in placed.items.items()}
+    return Row(chunks=verdicts, together=claim["all_chunks"], rationale=claim.get("rationale", ""))
 
 
 def combine_rows(rows: Sequence[Row]) -> Row:

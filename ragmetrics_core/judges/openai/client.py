@@ -14,6 +14,7 @@ import asyncio
 import email.utils
 import logging
 import math
+import operator
 import re
 import threading
 import time
@@ -32,7 +33,15 @@ from ragmetrics_core.judges.base import JudgeError, Usage
 from ragmetrics_core.judges.cache import JudgeCache, cache_key
 from ragmetrics_core.judges.openai.config import RetryPolicy, StructuredOutput, redact_url
 from ragmetrics_core.judges.openai.parsing import AnswerFormatError
-from ragmetrics_core.judges.openai.wire import Completion, Embeddings, NotThisShape, read_completion, read_embeddings
+from ragmetrics_core.judges.openai.wire import (
+    Completion,
+    Embeddings,
+    NotThisShape,
+    answer_of,
+    read_completion,
+    read_embeddings,
+    tokens_of,
+)
 from ragmetrics_core.judges.quota import BudgetExhausted, RequestGate, RequestKind, SpendMeter, current_meter
 from ragmetrics_core.scrub import SECRETS, scrub_secrets
 
@@ -100,6 +109,8 @@ class _Circuit:
 
     def refusal(self) -> str | None:
         """Why no call may be made now, or ``None``; past the cool-down one probe call is let through."""
+        if self._open_until is None:  # closed (the usual case): one attribute read, no lock
+            return None
         with self._lock:
             if self._open_until is None:
                 return None
@@ -117,6 +128,8 @@ class _Circuit:
                 self._open_until = self._now() + self.cool_down_s
 
     def answered(self) -> None:
+        if self._failures == 0 and self._open_until is None:  # nothing to reset (the usual case): no lock
+            return
         with self._lock:
             self._failures = 0
             self._open_until = None
@@ -220,6 +233,7 @@ class OpenAIEndpoint:
             weakref.WeakKeyDictionary()
         )
         self._clients_lock = threading.Lock()
+        self._last_limit: tuple[weakref.ref[asyncio.AbstractEventLoop], asyncio.Semaphore] | None = None
         self._circuit = _Circuit(CIRCUIT_THRESHOLD, CIRCUIT_COOL_DOWN_S, time.monotonic)
         # Parameters this endpoint refused (reasoning models take max_completion_tokens, no temperature).
         self._renamed_max_tokens = False
@@ -268,13 +282,17 @@ class OpenAIEndpoint:
 
     def _limit(self) -> asyncio.Semaphore:
         loop = asyncio.get_running_loop()
+        last = self._last_limit  # the loop seen last and its semaphore: most calls come from one loop
+        if last is not None and last[0]() is loop:
+            return last[1]
         key = (self.base_url, self._concurrency)
         with _LIMITS_LOCK:
             per_loop = _LIMITS.setdefault(loop, {})
             limit = per_loop.get(key)
             if limit is None:
                 limit = per_loop[key] = asyncio.Semaphore(self._concurrency)
-            return limit
+        self._last_limit = (weakref.ref(loop), limit)  # weak: a closed loop is not kept alive
+        return limit
 
     # -- chat -------------------------------------------------------------------------------------------
 
@@ -343,11 +361,10 @@ class OpenAIEndpoint:
                     error.usage = usage + error.usage
                 raise
             usage = call_usage if usage is None else usage + call_usage  # its tokens as the endpoint reported
-            choice = completion.choices[0] if completion.choices else None
-            content = choice.message.content if choice is not None and choice.message is not None else None
+            content, finish_reason = answer_of(completion)
             # An endpoint, a proxy or a prompt-injected model may echo a key: it must not reach claims, results or the
             # cache, so the answer is scrubbed before anything reads it.
-            return ChatAnswer(scrub_secrets(content or ""), choice.finish_reason if choice is not None else None), usage
+            return ChatAnswer(scrub_secrets(content or ""), finish_reason), usage
 
     def _adapted(self, request: dict[str, Any]) -> dict[str, Any]:
         if self._renamed_max_tokens and "max_tokens" in request:
@@ -384,8 +401,9 @@ class OpenAIEndpoint:
 
     async def embed(self, *, model: str, texts: Sequence[str]) -> tuple[list[list[float]], Usage]:
         """Embed all ``texts`` in one request (cached as a whole)."""
-        key = cache_key("embeddings", model, list(texts), {})
+        key = ""
         if self._cache is not None:
+            key = cache_key("embeddings", model, list(texts), {})  # a JSON dump of the texts: only with a cache
             cached = await self._cache.aget(key)
             if isinstance(cached, list) and len(cached) == len(texts):
                 return [[float(x) for x in vector] for vector in cached], Usage(cache_hits=1)
@@ -397,7 +415,7 @@ class OpenAIEndpoint:
         except EndpointError as error:
             error.usage = _as_embedding_usage(error.usage)
             raise
-        data = sorted(response.data, key=lambda item: item.index)
+        data = sorted(response["data"], key=operator.itemgetter("index"))
         if len(data) != len(texts):
             raise EndpointError(
                 f"{self.endpoint} returned {len(data)} embeddings for {len(texts)} inputs",
@@ -405,7 +423,7 @@ class OpenAIEndpoint:
                 status=None,
                 attempts=1,
             )
-        vectors = [item.embedding for item in data]  # floats already (read by .wire)
+        vectors = [item["embedding"] for item in data]  # floats already (read by .wire)
         usage = _as_embedding_usage(usage)  # with the prompt tokens the endpoint reported (_embedding_tokens)
         if self._cache is not None:
             await self._cache.aput(key, model=model, kind="embeddings", value=vectors)
@@ -596,12 +614,11 @@ def _estimate_tokens(payload: object) -> int:
 
 
 def _chat_tokens(completion: Completion) -> tuple[int, int]:
-    usage = completion.usage
-    return (usage.prompt_tokens, usage.completion_tokens) if usage is not None else (0, 0)
+    return tokens_of(completion.get("usage"))
 
 
 def _embedding_tokens(response: Embeddings) -> tuple[int, int]:
-    return (response.usage.prompt_tokens if response.usage is not None else 0), 0
+    return tokens_of(response.get("usage"))[0], 0
 
 
 def _as_embedding_usage(usage: Usage) -> Usage:

@@ -397,23 +397,23 @@ def _extracted(answer: ExtractionAnswer, tasks: Sequence[str], n_questions: int)
     about (counted nowhere; explanations show it)."""
     found: dict[str, Any] = {}
     if "response_claims" in tasks:
-        found["response_claims"] = [Claim(text=text) for text in _distinct(answer.response_claims)]
+        found["response_claims"] = [Claim(text=text) for text in _distinct(answer["response_claims"])]
     if "reference_claims" in tasks:
-        found["reference_claims"] = [Claim(text=text) for text in _distinct(answer.reference_claims)]
+        found["reference_claims"] = [Claim(text=text) for text in _distinct(answer["reference_claims"])]
     if "reference_entities" in tasks:
-        found["reference_entities"] = _distinct(answer.reference_entities)
+        found["reference_entities"] = _distinct(answer["reference_entities"])
     if "questions" in tasks:
         found["generated_questions"] = [
-            GeneratedQuestion(text=item.question.strip(), noncommittal=item.noncommittal)
-            for item in answer.questions[:n_questions]
-            if item.question.strip()
+            GeneratedQuestion(text=item["question"].strip(), noncommittal=item["noncommittal"])
+            for item in answer["questions"][:n_questions]
+            if item["question"].strip()
         ]
     sources = {source for source in ("response", "reference") if f"{source}_claims" in tasks}
     if sources:
         found["skipped"] = [
-            SkippedPiece(source=piece.source, text=piece.text.strip(), reason=piece.reason.strip())
-            for piece in answer.set_aside
-            if piece.source in sources and piece.text.strip() and piece.reason.strip()
+            SkippedPiece(source=piece["source"], text=piece["text"].strip(), reason=piece["reason"].strip())
+            for piece in answer.get("set_aside", [])
+            if piece["source"] in sources and piece["text"].strip() and piece["reason"].strip()
         ]
     return found
 
@@ -540,13 +540,12 @@ class _CheckAsks:
     def _per_chunk(self, check: _CheckMaker, rows: dict[str, Row], claim_ids: list[str]) -> list[list[Check]]:
         if not self.chunks:
             return [[] for _ in claim_ids]
-        return [
-            [
-                check(rows[i].chunks[c], None if rows[i].chunks[c] is Verdict.NEUTRAL else rows[i].rationale or None)
-                for c in self.chunk_ids
-            ]
-            for i in claim_ids
-        ]
+        table = []
+        for claim_id in claim_ids:
+            row = rows[claim_id]
+            cells, rationale = row.chunks, row.rationale or None  # a neutral cell has no rationale of its own
+            table.append([check(cells[c], None if cells[c] is _NEUTRAL else rationale) for c in self.chunk_ids])
+        return table
 
     def _together(self, check: _CheckMaker, rows: dict[str, Row], claim_ids: list[str]) -> list[Check]:
         if not self.chunks:
@@ -555,6 +554,7 @@ class _CheckAsks:
 
 
 _new_check = builder(Check)
+_NEUTRAL = Verdict.NEUTRAL
 
 
 class _CheckMaker:

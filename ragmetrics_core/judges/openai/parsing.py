@@ -14,16 +14,17 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Generic, TypeVar, cast
 
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 
 from ragmetrics_core.judges.base import Usage
+from ragmetrics_core.judges.openai.schemas import adapter_of
 
 _FENCE = re.compile(r"```(?:json|JSON)?\s*\n?(.*?)(?:```|\Z)", re.DOTALL)
 _THINK = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
 _MAX_REPAIR_POINTS = 64
 _MAX_START_POINTS = 32
 
-ModelT = TypeVar("ModelT", bound=BaseModel)
+ShapeT = TypeVar("ShapeT")
 
 
 class AnswerFormatError(ValueError):
@@ -110,9 +111,10 @@ def _close_truncated(text: str) -> object | None:
     return None
 
 
-def read_model(value: object, model: type[ModelT]) -> ModelT:
+def read_model(value: object, shape: type[ShapeT]) -> ShapeT:
+    """``value`` validated as an answer shape (:mod:`.schemas`); raises :class:`AnswerFormatError`."""
     try:
-        return model.model_validate(value)
+        return adapter_of(shape).validate_python(value)
     except ValidationError as error:
         raise AnswerFormatError(f"the answer does not match the expected shape: {_short(error)}") from None
 

@@ -1,5 +1,5 @@
-"""The shapes of the judge's answers, each written once: a pydantic model reads the reply, and the JSON schema
-sent to the endpoint (strict structured output) is derived from the same model.
+"""The shapes of the judge's answers, each written once: a typed dict validated by pydantic reads the reply, and
+the JSON schema sent to the endpoint (strict structured output) is derived from the same shape.
 
 Reading is lenient where models differ harmlessly (``Entailment`` vs ``entailed``, a claim given as
 ``{"text": ...}``, an id given as a number or left out of a list whose length is exact) and strict where a
@@ -9,14 +9,25 @@ asks for the strict form: every field required, every object closed, an id as a 
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, get_args
+from typing import Annotated, Any, Literal, NotRequired, TypeVar, get_args
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, WithJsonSchema, WrapValidator
+from pydantic import (
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    TypeAdapter,
+    ValidationError,
+    WithJsonSchema,
+    WrapValidator,
+    with_config,
+)
 from pydantic_core.core_schema import ValidatorFunctionWrapHandler
+from typing_extensions import TypedDict  # pydantic reads typing's TypedDict only from Python 3.12
 
 from ragmetrics_core.evidence import Verdict
 
 VerdictLabel = Literal["entailed", "neutral", "contradicted"]
+AnswerT = TypeVar("AnswerT")
 
 _SYNONYMS = {
     "supported": Verdict.ENTAILED,
@@ -100,16 +111,23 @@ SET_ASIDE_REASONS = (
 """Why a piece of an answer is no claim: the reasons the embedded judge gives, named in the prompt and the schema."""
 
 
-class _Answer(BaseModel):
-    model_config = ConfigDict(extra="ignore", str_strip_whitespace=True)
+_ANSWER_CONFIG = ConfigDict(extra="ignore", str_strip_whitespace=True)
+
+# Answers are read into typed dicts, not models: a chunk check holds some sixty items, and a dict is one object
+# where a model instance is three (itself, its ``__dict__``, its fields-set), which the garbage collector then
+# scans in a process that is mostly the HTTP client's; pydantic-core also fills a dict sooner. Optional keys are
+# ``NotRequired`` (read with ``.get``), and each shape is validated by one :class:`TypeAdapter` built once
+# (:func:`adapter_of`).
 
 
-class GeneratedQuestionAnswer(_Answer):
+@with_config(_ANSWER_CONFIG)
+class GeneratedQuestionAnswer(TypedDict):
     question: ReadText
     noncommittal: bool
 
 
-class SetAsidePiece(_Answer):
+@with_config(_ANSWER_CONFIG)
+class SetAsidePiece(TypedDict):
     """A piece of the response or the reference left out of the claims, and why."""
 
     source: Literal["response", "reference"]
@@ -128,58 +146,77 @@ def _readable_pieces(value: object, handler: ValidatorFunctionWrapHandler) -> ob
         kept = []
         for item in value:
             try:
-                kept.append(SetAsidePiece.model_validate(item))
+                kept.append(adapter_of(SetAsidePiece).validate_python(item))
             except ValidationError:
                 continue
         return kept
 
 
-class ExtractionAnswer(_Answer):
+@with_config(_ANSWER_CONFIG)
+class ExtractionAnswer(TypedDict):
     response_claims: list[ReadText]
     reference_claims: list[ReadText]
     reference_entities: list[ReadText]
     questions: list[GeneratedQuestionAnswer]
-    set_aside: Annotated[list[SetAsidePiece], WrapValidator(_readable_pieces)] = []
+    set_aside: NotRequired[Annotated[list[SetAsidePiece], WrapValidator(_readable_pieces)]]
     """Not required when read: an endpoint that ignores it loses only the explanation of what was left out."""
 
 
-class WithId(_Answer):
-    """An item of a checking answer: it names the id it answers for."""
+@with_config(_ANSWER_CONFIG)
+class WithId(TypedDict):
+    """An item of a checking answer: it names the id it answers for (absent: placed by position only)."""
 
-    id: ReadId = None
+    id: NotRequired[ReadId]
 
 
+@with_config(_ANSWER_CONFIG)
 class TextVerdict(WithId):
     verdict: ReadVerdict
-    rationale: str = ""
+    rationale: NotRequired[str]
 
 
-class TextCheckAnswer(_Answer):
+@with_config(_ANSWER_CONFIG)
+class TextCheckAnswer(TypedDict):
     verdicts: list[TextVerdict]
 
 
+@with_config(_ANSWER_CONFIG)
 class ChunkVerdict(WithId):
     verdict: ReadVerdict
 
 
+@with_config(_ANSWER_CONFIG)
 class ClaimRow(WithId):
     chunks: list[ChunkVerdict]
     all_chunks: ReadVerdict
-    rationale: str = ""
+    rationale: NotRequired[str]
 
 
+@with_config(_ANSWER_CONFIG)
 class EntityFound(WithId):
     found: bool
 
 
-class ChunkCheckAnswer(_Answer):
+@with_config(_ANSWER_CONFIG)
+class ChunkCheckAnswer(TypedDict):
     claims: list[ClaimRow]
-    entities: list[EntityFound] = []
+    entities: NotRequired[list[EntityFound]]
 
 
-def strict_json_schema(model: type[BaseModel]) -> dict[str, Any]:
-    """The model's JSON schema in the form strict structured output accepts: closed objects, all required."""
-    schema = model.model_json_schema(mode="validation")
+_ADAPTERS: dict[type[Any], TypeAdapter[Any]] = {}
+
+
+def adapter_of(shape: type[AnswerT]) -> TypeAdapter[AnswerT]:
+    """The validator of an answer shape, built once per shape (two threads may both build it: either serves)."""
+    adapter = _ADAPTERS.get(shape)
+    if adapter is None:
+        adapter = _ADAPTERS[shape] = TypeAdapter(shape)
+    return adapter
+
+
+def strict_json_schema(shape: type[Any]) -> dict[str, Any]:
+    """The shape's JSON schema in the form strict structured output accepts: closed objects, all required."""
+    schema = adapter_of(shape).json_schema(mode="validation")
     _close_objects(schema)
     return schema
 

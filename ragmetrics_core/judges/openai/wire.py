@@ -11,68 +11,96 @@ the caller, which retries it as a transport fault.
 
 from __future__ import annotations
 
-from typing import Annotated, TypeVar
+from typing import Annotated, NotRequired, TypeVar
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError
+from pydantic import BeforeValidator, ConfigDict, TypeAdapter, ValidationError, with_config
+from typing_extensions import TypedDict  # pydantic reads typing's TypedDict only from Python 3.12
 
-
-class _Lenient(BaseModel):
-    model_config = ConfigDict(extra="ignore", frozen=True)
-
+# Typed dicts, not models: a dict is one object where a model instance is three, and the garbage collector scans
+# what the judge allocates in a process that is mostly the HTTP client's. Keys a server may leave out are
+# ``NotRequired`` (read with ``.get``).
+_LENIENT = ConfigDict(extra="ignore")
 
 # Some compatible servers send ``null`` for a count they do not keep: read as 0, as a missing count is.
 Count = Annotated[int, BeforeValidator(lambda value: 0 if value is None else value)]
 
 
-class TokenCounts(_Lenient):
-    prompt_tokens: Count = 0
-    completion_tokens: Count = 0
+@with_config(_LENIENT)
+class TokenCounts(TypedDict):
+    prompt_tokens: NotRequired[Count]
+    completion_tokens: NotRequired[Count]
 
 
-class Message(_Lenient):
-    content: str | None = None
+@with_config(_LENIENT)
+class Message(TypedDict):
+    content: NotRequired[str | None]
 
 
-class Choice(_Lenient):
-    message: Message | None = None
-    finish_reason: str | None = None
+@with_config(_LENIENT)
+class Choice(TypedDict):
+    message: NotRequired[Message | None]
+    finish_reason: NotRequired[str | None]
 
 
-class Completion(_Lenient):
-    """A chat completion: ``choices[0].message.content`` is the answer."""
+@with_config(_LENIENT)
+class Completion(TypedDict):
+    """A chat completion: ``choices[0]["message"]["content"]`` is the answer."""
 
-    choices: list[Choice] = []
-    usage: TokenCounts | None = None
+    choices: NotRequired[list[Choice]]
+    usage: NotRequired[TokenCounts | None]
 
 
-class EmbeddingItem(_Lenient):
+@with_config(_LENIENT)
+class EmbeddingItem(TypedDict):
     index: int
     embedding: list[float]
 
 
-class Embeddings(_Lenient):
+@with_config(_LENIENT)
+class Embeddings(TypedDict):
     data: list[EmbeddingItem]
-    usage: TokenCounts | None = None
+    usage: NotRequired[TokenCounts | None]
 
 
-M = TypeVar("M", bound=_Lenient)
+S = TypeVar("S")
 
 
 class NotThisShape(ValueError):
     """The body is not JSON of the expected shape; the message quotes its start."""
 
 
+_COMPLETION: TypeAdapter[Completion] = TypeAdapter(Completion)
+_EMBEDDINGS: TypeAdapter[Embeddings] = TypeAdapter(Embeddings)
+
+
 def read_completion(body: bytes) -> Completion:
-    return _read(Completion, body, "a chat completion")
+    return _read(_COMPLETION, body, "a chat completion")
 
 
 def read_embeddings(body: bytes) -> Embeddings:
-    return _read(Embeddings, body, "an embeddings response")
+    return _read(_EMBEDDINGS, body, "an embeddings response")
 
 
-def _read(model: type[M], body: bytes, what: str) -> M:
+def answer_of(completion: Completion) -> tuple[str | None, str | None]:
+    """The first choice's content and finish reason (``None`` for what the body left out)."""
+    choices = completion.get("choices")
+    if not choices:
+        return None, None
+    choice = choices[0]
+    message = choice.get("message")
+    return (message.get("content") if message is not None else None), choice.get("finish_reason")
+
+
+def tokens_of(counts: TokenCounts | None) -> tuple[int, int]:
+    """(prompt, completion) tokens an answer reported; 0 for a count it left out."""
+    if counts is None:
+        return 0, 0
+    return counts.get("prompt_tokens", 0), counts.get("completion_tokens", 0)
+
+
+def _read(adapter: TypeAdapter[S], body: bytes, what: str) -> S:
     try:
-        return model.model_validate_json(body)
+        return adapter.validate_json(body)
     except ValidationError:
         start = body[:80].decode("utf-8", "replace")
         raise NotThisShape(f"HTTP 200 with a body that is not {what}: {start!r}") from None
