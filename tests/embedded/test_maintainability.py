@@ -20,7 +20,8 @@ ISSUE_LIMIT = 3_736
 CEILING = 4_507
 """Python lines the judge may have now: no more than after the word lists became data, the subject and quotation
 rules were merged, two unused caches went, the rules that earned nothing on the tune splits were switched off
-(docs/embedded_judge.md) and each language's role and entity rules moved into its ``answer_rules`` module. Lower it as the judge shrinks; it goes when the judge is within :data:`ISSUE_LIMIT`."""
+(docs/embedded_judge.md) and each language's role and entity rules moved into its ``answer_rules`` module. Lower
+it as the judge shrinks; it goes when the judge is within :data:`ISSUE_LIMIT`."""
 
 
 def python_lines() -> int:
