@@ -118,8 +118,7 @@ def _entailed_support(coverage: float, threshold: float, total: float) -> float:
 
 
 def _partial_support(coverage: float, threshold: float) -> float:
-    """0 up to the alignment a contradiction needs, rising (``KNOBS.neutral_rise_power``) to just below 1/2 at the
-    threshold."""
+    """0 up to the alignment a contradiction needs, rising (``KNOBS.neutral_rise_power``) to under 1/2 at threshold."""
     if coverage <= KNOBS.contradiction_alignment:
         return 0.0
     rise = (coverage - KNOBS.contradiction_alignment) / (threshold - KNOBS.contradiction_alignment)

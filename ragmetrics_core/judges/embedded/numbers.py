@@ -24,6 +24,7 @@ _CLOCK_RE = re.compile(
 )
 _TIME_TERM_RE = re.compile(r"h[0-2]\d[0-5]\d")
 _CLOCK_HINT_RE = re.compile(r"\d(?::\d|\s?[aApP]\.?[mM]\b)")
+_MERIDIEM_RE = re.compile(r"m(?:(?<=\d[ap]m)|(?<=\d\s[ap]m)|(?<=\d[ap]\.m)|(?<=\d\s[ap]\.m))")
 _THOUSANDS_RE = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")
 _NUMBER_WORD_EXCLUDED = frozenset({"one", "один", "одна", "одно"})
 UNITS = lexicon.EN.set("units") | lexicon.RU.set("units") | lexicon.ZH.set("units")
@@ -46,10 +47,11 @@ class Number(NamedTuple):
 
 
 def rewrite_ranges_and_times(text: str) -> str:
-    """"2018–19" → "2018–2019" (so it matches "2018-2019"), and every time of day → its ``hHHMM`` term."""
+    """"2018–19" → "2018–2019" (so it matches "2018-2019"), and every time of day → its ``hHHMM`` term. A time
+    needs ":" or a lower-cased "am"/"pm" after a digit, which a scan for "m" finds far quicker than one for digits."""
     if ("-" in text or "–" in text) and _YEAR_RANGE_RE.search(text):
         text = _YEAR_RANGE_RE.sub(_full_range, text)
-    if _CLOCK_HINT_RE.search(text):
+    if (":" in text or _MERIDIEM_RE.search(text.lower())) and _CLOCK_HINT_RE.search(text):
         text = _CLOCK_RE.sub(_clock_time, text)
     return text
 

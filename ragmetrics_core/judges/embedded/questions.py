@@ -147,7 +147,8 @@ def similarity(first: str, second: str) -> float:
 def similarities(first: str, others: list[str]) -> list[float]:
     """:func:`similarity` of ``first`` with each of ``others`` (``first`` analysed once)."""
     left = _features(first)
-    return [_cosine(left, _features(other)) for other in others]
+    found = {other: _features(other) for other in set(others)}  # one answer's questions are often one question
+    return [_cosine(left, found[other]) for other in others]
 
 
 def _cosine(left: set[str], right: set[str]) -> float:

@@ -192,12 +192,15 @@ class Reading:
             elif (next_token[0].isdigit() and self.matches is None and self._adjacent(at, end, next_at, next_start)
                   and SPACED_DIGITS_RE.search(self.text)):
                 raise DigitGroups  # perhaps one number across the space ("1 889"): the token list joins them
-        number = read_number(token[:MAX_NUMBER_CHARS], follower, self._char_after(at, end) == "%")
+        # A whole whitespace-separated part has whitespace after it, never "%".
+        percent = (found is not None or self.matches is not None) and self._char_after(at, end) == "%"
+        number = read_number(token[:MAX_NUMBER_CHARS], follower, percent)
         if number is None:
             return  # unreadable as a number: this one token is left out
         if number.kind == "count" and number.value <= 31:
             number = day_or_count(number, self._before(at, index), after)
-        self.add_number(number)
+        self.numbers.append(number)
+        self.add_content(number.key, _NUMBER_WEIGHT)
 
     def _mixed(self, token: str) -> None:
         number = time_of_day(token)  # a time of day, written so by rewrite_ranges_and_times
@@ -222,8 +225,7 @@ class Reading:
             self.aliased.append(token)
 
     def _following(self, at: int, index: int, found: list[Token] | None) -> tuple[str, str, int, int, int] | None:
-        """The token after token ``index`` of piece ``at`` (whose tokens are ``found``): (kind, text, piece, index,
-        in-piece start)."""
+        """The token after token ``index`` of piece ``at`` (tokens ``found``): (kind, text, piece, index, start)."""
         if found is not None and index + 1 < len(found):
             kind, token, start, _ = found[index + 1]
             return kind, token, at, index + 1, start
@@ -269,10 +271,6 @@ class Reading:
         if self.scope:
             self.negated_keys.add(key)
             self.scope -= 1
-
-    def add_number(self, number: Number) -> None:
-        self.numbers.append(number)
-        self.add_content(number.key, _NUMBER_WEIGHT)
 
     def _function_word(self, word_kind: int, key: str, token: str, after_number: bool) -> None:
         """A stop word (the speaker's pronouns add :data:`SPEAKER`), a scale word or a number word."""
