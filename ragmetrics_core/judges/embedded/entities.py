@@ -2,7 +2,7 @@
 
 Entities are names (capitalised spans, also mid-sentence; connectors such as "of" or "de" may join them),
 dates (month names in English and Russian, ``1879年3月14日``), years, numbers with the unit or noun after them,
-and for Chinese: quoted or bracketed spans, Latin words, and spans ending in an organisation/place suffix.
+and for Chinese (:func:`.answer_rules.chinese.entities`): quoted or bracketed spans, Latin words, suffixed names.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import re
 from collections.abc import Sequence
 
 from ragmetrics_core.judges.embedded import lexicon
-from ragmetrics_core.judges.embedded.answer_rules.chinese import HAN_RE
+from ragmetrics_core.judges.embedded.answer_rules import chinese
 from ragmetrics_core.judges.embedded.knobs import KNOBS
 from ragmetrics_core.judges.embedded.scan import matches_at, searcher
 from ragmetrics_core.judges.embedded.segment import sentences
@@ -40,12 +40,6 @@ NUMBER_UNIT_RE = re.compile(
 _WORD_RE = re.compile(r"[^\W_]+(?:['\-][^\W_]+)*")
 _CONNECTORS = lexicon.EN.set("name_connectors")
 _LEADING_FUNCTION_WORDS = (lexicon.EN_STOPWORDS | lexicon.RU_STOPWORDS) - {"great", "new", "old"}
-_ZH_STOP_CHARS = "".join(lexicon.ZH_STOP_CHARS)
-_ZH_QUOTED_RE = re.compile(r"[“《「『\"]([^”》」』\"]{1,30})[”》」』\"]")
-_ZH_LATIN_RE = re.compile(r"[A-Za-z][A-Za-z0-9&.\-]*(?:\s+[A-Z][A-Za-z0-9&.\-]*)*")
-_ZH_SUFFIX_RE = re.compile(
-    r"[\u4e00-\u9fff]{1,8}?(?:" + "|".join(sorted(lexicon.ZH_ENTITY_SUFFIXES, key=len, reverse=True)) + ")"
-)
 
 
 def extract_entities(text: str | None) -> list[str]:
@@ -69,9 +63,12 @@ def _sentence_entities(sentence: str) -> list[str]:
     for match in dates(sentence):
         spans.append((match.start(), match.group(0).strip()))
         taken.append(match.span())
-    has_cjk = not sentence.isascii() and HAN_RE.search(sentence) is not None
+    has_cjk = not sentence.isascii() and chinese.HAN_RE.search(sentence) is not None
     if has_cjk:
-        spans.extend(_zh_entities(sentence, taken))
+        for span, text in chinese.entities(sentence):
+            if not _overlaps(span, taken):  # the first to claim a place keeps it
+                spans.append((span[0], text))
+                taken.append(span)
     else:
         spans.extend(capitalised_spans(sentence, taken))
     for match in number_units(sentence):
@@ -159,25 +156,6 @@ def _adjacent(sentence: str, left: re.Match[str], right: re.Match[str], taken: l
 
 def _is_capitalised(word: str) -> bool:
     return word[:1].isupper() and not word[:1].isdigit()
-
-
-def _zh_entities(sentence: str, taken: list[tuple[int, int]]) -> list[tuple[int, str]]:
-    spans: list[tuple[int, str]] = []
-    for pattern in (_ZH_QUOTED_RE, _ZH_LATIN_RE, _ZH_SUFFIX_RE):
-        for match in pattern.finditer(sentence):
-            if _overlaps(match.span(), taken):
-                continue
-            text = match.group(1) if pattern is _ZH_QUOTED_RE else match.group(0)
-            text = _trim_zh(text.strip())
-            if text and (pattern is not _ZH_LATIN_RE or len(text) > 1):
-                spans.append((match.start(), text))
-                taken.append(match.span())
-    return spans
-
-
-def _trim_zh(text: str) -> str:
-    """Drop leading function characters a suffix match swallowed ("是印度" → "印度")."""
-    return text.lstrip(_ZH_STOP_CHARS)
 
 
 def _overlaps(span: tuple[int, int], taken: Sequence[tuple[int, int]]) -> bool:

@@ -1,8 +1,8 @@
 """Whom a sentence speaks of: relation checks that a bag of matched words cannot make.
 
 Roles ("X is the R") are read in English, Russian ("Канберра — столица Австралии") and Chinese
-("堪培拉是澳大利亚的首都"); the relative check reads English "X's N" only. Parses are memoised per text: a premise
-sentence meets many claims.
+("堪培拉是澳大利亚的首都") by each language's :mod:`.answer_rules`; the relative check reads English "X's N" only.
+Parses are memoised per text: a premise sentence meets many claims.
 """
 
 from __future__ import annotations
@@ -14,47 +14,11 @@ from itertools import takewhile
 from typing import NamedTuple
 
 from ragmetrics_core.judges.embedded import lexicon
-from ragmetrics_core.judges.embedded.answer_rules.chinese import HAN_RE
+from ragmetrics_core.judges.embedded.answer_rules import chinese, english, rules, russian
 from ragmetrics_core.judges.embedded.knobs import KNOBS
 from ragmetrics_core.judges.embedded.terms import Terms, terms
 from ragmetrics_core.judges.embedded.tokens import word_key
 
-_WORD = r"[A-Z]\w*(?:['’][A-Z]\w*)?"
-_NAME = rf"{_WORD}(?:\s+(?:of\s+|de\s+|von\s+|van\s+)?{_WORD})*"
-_COPULA = r"(?:is|was|are|were|remains|remained|became)"
-_ROLE = r"[^,;:.!?()\"“”]{1,120}?"  # bounded: a lazy role scanned to the end of the text would be quadratic
-# The name opens its clause: in "Kilimanjaro in Tanzania is the highest …" the subject is not Tanzania.
-_CLAUSE_START = r"(?:^|(?<=[,;:(—–])|(?<=\band)|(?<=\bbut)|(?<=\bwhile)|(?<=\bthat))\s*(?:[Tt]he\s+)?"
-_NAME_IS_ROLE_RE = re.compile(
-    rf"{_CLAUSE_START}(?P<name>{_NAME})\s+{_COPULA}\s+(?:also\s+|still\s+|now\s+)?the\s+(?P<role>{_ROLE})(?=[,;:.!?()\"“”]|$)"
-)
-_ROLE_IS_NAME_RE = re.compile(rf"\b[Tt]he\s+(?P<role>{_ROLE})\s+{_COPULA}\s+(?P<name>{_NAME})")
-_NAME_RE = re.compile(rf"(?<![\w'’]){_NAME}")
-
-# Russian: a name of capitalised words; a role opening with a lower-case word (a common noun or adjective, in any
-# case: "столица", "столицей", "крупнейший город"), so that "Столица Австралии — Канберра" is read role first.
-_RU_NAME = r"[А-ЯЁ][а-яё-]+(?:\s+[А-ЯЁ][а-яё-]+)*"
-_RU_COPULA = r"(?:—|–|является|являлся|являлась|являлось|был|была|было|стал|стала|стало|остаётся|остается)"
-_RU_ROLE = r"[^,;:.!?()\"«»—–]{1,120}?"
-_RU_CLAUSE_START = r"(?:^|(?<=[,;:(])|(?<=\sи)|(?<=\sно)|(?<=\sа)|(?<=\sчто))\s*"
-_RU_NAME_IS_ROLE_RE = re.compile(
-    rf"{_RU_CLAUSE_START}(?P<name>{_RU_NAME})\s+{_RU_COPULA}\s+(?:также\s+|всё ещё\s+|сейчас\s+)?"
-    rf"(?P<role>[а-яё]{_RU_ROLE})(?=[,;:.!?()\"«»]|$)"
-)
-_RU_ROLE_IS_NAME_RE = re.compile(
-    rf"{_RU_CLAUSE_START}(?P<role>[А-ЯЁа-яё][а-яё]+(?:\s+[А-ЯЁа-яё][а-яё-]*){{0,6}}?)\s+{_RU_COPULA}\s+"
-    rf"(?P<name>{_RU_NAME})\s*(?=[,;:.!?()]|$)"
-)
-# Chinese has neither capitals nor articles: "X是Y的R" / "Y的R是X", the role holding 的 (a relation of Y, "the R"),
-# the name two to eight characters that are not a pronoun or demonstrative.
-_ZH_NAME = r"(?![他她它我你这那其该此])[\u4e00-\u9fff]{2,8}?"
-_ZH_ROLE = r"[\u4e00-\u9fff]{1,20}的[\u4e00-\u9fff]{1,8}"
-# Texts arrive prepared (NFKC): full-width ",;:!?" are ASCII by then, "。" is not.
-_ZH_START = r"(?:^|(?<=[,;:]))"
-_ZH_END = r"(?=[,;:.!?。]|$)"
-_ZH_NAME_IS_ROLE_RE = re.compile(rf"{_ZH_START}(?P<name>{_ZH_NAME})(?:是|为)(?P<role>{_ZH_ROLE}){_ZH_END}")
-_ZH_ROLE_IS_NAME_RE = re.compile(rf"{_ZH_START}(?P<role>{_ZH_ROLE}?)是(?P<name>{_ZH_NAME}){_ZH_END}")
-_CYRILLIC_RE = re.compile(r"[а-яёА-ЯЁ]")
 _OWNED_AFTER_RE = re.compile(r"['’]s\s+([a-z]+)")
 
 
@@ -63,7 +27,7 @@ MAX_RELATION_CHARS = 2_000
 cap)."""
 _BACK_REFERENCE_RE = re.compile(
     "|".join(
-        re.escape(word) if HAN_RE.match(word) else rf"(?<!\w){re.escape(word)}(?!\w)"
+        re.escape(word) if chinese.HAN_RE.match(word) else rf"(?<!\w){re.escape(word)}(?!\w)"
         for word in sorted(lexicon.BACK_REFERENCES, key=len, reverse=True)
     )
 )
@@ -82,7 +46,8 @@ class _Identity(NamedTuple):
     role: frozenset[str]
     """The role's content keys ("capital of Australia" → capital, Australia)."""
     relation: frozenset[str]
-    """The role's keys other than names ("capital of Australia" → capital)."""
+    """The role's keys other than names ("capital of Australia" → capital; after a language's
+    :data:`~.answer_rules.LanguageRules.RELATION_MARK`, such as 的, only those after its last one)."""
     role_text: str
 
 
@@ -91,25 +56,18 @@ def _identities(text: str) -> tuple[_Identity, ...]:
     """Every "X is the R" and "the R is X" of a text whose name and role both carry content."""
     if len(text) > MAX_RELATION_CHARS:
         return ()
-    chinese = HAN_RE.search(text) is not None
-    if chinese:
-        patterns = (_ZH_NAME_IS_ROLE_RE, _ZH_ROLE_IS_NAME_RE)
-    elif _CYRILLIC_RE.search(text) is not None:
-        patterns = (_RU_NAME_IS_ROLE_RE, _RU_ROLE_IS_NAME_RE)
-    else:
-        patterns = (_NAME_IS_ROLE_RE, _ROLE_IS_NAME_RE)
+    # The language of any Han character the text holds, else of any Cyrillic letter (not a majority of letters).
+    local = rules("zh" if chinese.HAN_RE.search(text) else "ru" if russian.CYRILLIC_RE.search(text) else "en")
     found: list[_Identity] = []
-    for pattern in patterns:
+    for pattern in local.ROLE_RES:
         for match in pattern.finditer(text):
             name, role = match.group("name"), match.group("role")
-            if pattern is _RU_ROLE_IS_NAME_RE:  # "Столица Австралии — Канберра": the role opens the sentence
+            if not text[match.start() : match.start("role")].strip():  # "Столица Австралии — Канберра" opens with it
                 role = role[:1].lower() + role[1:]
             role_keys = _content_keys(role)
             if role_keys and terms(name).total > 0:
-                if chinese:  # the relation is the noun after the last 的 ("澳大利亚的首都" → 首都)
-                    relation = _content_keys(role.rpartition("的")[2])
-                else:
-                    relation = role_keys.difference(terms(role).proper)
+                mark = local.RELATION_MARK
+                relation = _content_keys(role.rpartition(mark)[2] if mark else role).difference(terms(role).proper)
                 found.append(_Identity(name.casefold(), role_keys, relation, role.strip()))
     return tuple(found)
 
@@ -122,7 +80,7 @@ def _content_keys(text: str) -> frozenset[str]:
 @lru_cache(maxsize=4096)
 def _subject(text: str) -> str | None:
     """The name a text opens with, when it carries content (not "He" or "The")."""
-    match = _NAME_RE.match(text.lstrip())
+    match = english.NAME_RE.match(text.lstrip())
     if match is None or _OWNED_AFTER_RE.match(text.lstrip(), match.end()) is not None:
         return None  # "Walmart's stance …" speaks of the stance
     return match.group(0) if terms(match.group(0)).total > 0 else None

@@ -1,6 +1,6 @@
-"""How an answer is written, language by language: each language's rules in a module of its own (:mod:`.english`,
-:mod:`.russian`, :mod:`.chinese`) with the same names, its word lists in ``nonclaims_<lang>.json``; the modules
-beside them (:mod:`.nonclaims`, :mod:`.reactions`, :mod:`..claims`, :mod:`..answers`) are language-neutral.
+"""How a text is written, language by language: each language's rules in a module of its own (:mod:`.english`,
+:mod:`.russian`, :mod:`.chinese`) with the same names, its word lists in ``*_<lang>.json``; their readers
+(:mod:`.nonclaims`, :mod:`.reactions`, :mod:`..claims`, :mod:`..answers`, :mod:`..relations`) are language-neutral.
 """
 
 from __future__ import annotations
@@ -17,6 +17,10 @@ class LanguageRules(Protocol):
     YES: frozenset[str]
     NO: frozenset[str]
     PERSON_PRONOUNS: frozenset[str]
+    ROLE_RES: tuple[re.Pattern[str], re.Pattern[str]]
+    """"X is the R" and "the R is X" (:mod:`..relations`), with the groups ``name`` and ``role``."""
+    RELATION_MARK: str | None
+    """The word whose last occurrence a role's relation follows; without one, the relation is the role but names."""
 
     def topic(self, question: str) -> str | None: ...
     def is_fragment(self, question: str, answer: str) -> bool: ...

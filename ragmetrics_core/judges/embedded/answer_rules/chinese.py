@@ -1,4 +1,4 @@
-"""Chinese: what a question asks about, what a fragment answer states, where a sentence splits into claims.
+"""Chinese: what a question asks about, what a fragment answer states, where a sentence splits, how roles read.
 
 A fragment is short and has no verb ("约恩·乌松。"); it takes the place of the question word ("谁设计了悉尼歌剧院?" →
 "约恩·乌松设计了悉尼歌剧院。"), a count keeping its measure word ("故宫有多少个房间?" + "9999" → "故宫有9999个房间。");
@@ -8,9 +8,10 @@ a comparative pick ("A和B哪个更高?" + "A。") becomes "A比B更高。". A s
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 from ragmetrics_core.judges.embedded.answer_rules.nonclaims import alternatives
-from ragmetrics_core.judges.embedded.lexicon import ZH
+from ragmetrics_core.judges.embedded.lexicon import ZH, ZH_ENTITY_SUFFIXES, ZH_STOP_CHARS
 
 YES, NO = ZH.set("yes"), ZH.set("no")
 _MEASURE_WORDS = "".join(ZH.sequence("measure_words"))
@@ -34,6 +35,20 @@ THING_PRONOUNS, PERSON_PRONOUNS = ZH.set("thing_pronouns"), ZH.set("person_prono
 DISCOURSE_MARKERS = alternatives("zh", "discourse_markers")
 HEDGES = "我(?:认为|觉得|想)[,，]?"
 REACTIONS = "(?:真的|没错|确实|是的|对|有意思|太好了)(?:啊|呀|吧)?"
+# Roles (:mod:`..relations`): no capitals nor articles: "X是Y的R" / "Y的R是X", the role holding 的 (a relation of Y,
+# "the R"), the name two to eight characters that are not a pronoun or demonstrative.
+_ROLE_NAME = rf"(?![{''.join(ZH.sequence('not_name_openers'))}])[\u4e00-\u9fff]{{2,8}}?"
+_ROLE = r"[\u4e00-\u9fff]{1,20}的[\u4e00-\u9fff]{1,8}"
+# Texts arrive prepared (NFKC): full-width ",;:!?" are ASCII by then, "。" is not.
+_ROLE_START, _ROLE_END = r"(?:^|(?<=[,;:]))", r"(?=[,;:.!?。]|$)"
+_NAME_IS_ROLE_RE = re.compile(rf"{_ROLE_START}(?P<name>{_ROLE_NAME})(?:是|为)(?P<role>{_ROLE}){_ROLE_END}")
+ROLE_RES = (_NAME_IS_ROLE_RE, re.compile(rf"{_ROLE_START}(?P<role>{_ROLE}?)是(?P<name>{_ROLE_NAME}){_ROLE_END}"))
+RELATION_MARK: str | None = "的"  # the relation is the noun after a role's last 的 ("澳大利亚的首都" → 首都)
+# Entities (:mod:`..entities`): quoted or bracketed titles, Latin words, names with an organisation or place suffix.
+_QUOTED_RE = re.compile(r"[“《「『\"]([^”》」』\"]{1,30})[”》」』\"]")
+_LATIN_RE = re.compile(r"[A-Za-z][A-Za-z0-9&.\-]*(?:\s+[A-Z][A-Za-z0-9&.\-]*)*")
+_SUFFIX_RE = re.compile(r"[\u4e00-\u9fff]{1,8}?(?:" + "|".join(sorted(ZH_ENTITY_SUFFIXES, key=len, reverse=True)) + ")")
+_STOP_CHARS = "".join(ZH_STOP_CHARS)
 _NEGATABLE_RE = re.compile("是|在|有|位于|属于|会|能")
 _ZH_SPLIT_RE = re.compile(r"[,、]")
 _ZH_SUBJECT_END_RE = re.compile(r"是|位于|成立|拥有|以|为|在|有|于|由")
@@ -173,3 +188,14 @@ def ask(text: str) -> str:
         if position > 0:
             return text[:position] + verb + word + "?"
     return text + "吗?"
+
+
+def entities(sentence: str) -> Iterator[tuple[tuple[int, int], str]]:
+    """The entities of a Chinese sentence with their spans, in the order they claim their place (:mod:`..entities`
+    keeps a span that no earlier one overlaps)."""
+    for pattern in (_QUOTED_RE, _LATIN_RE, _SUFFIX_RE):
+        for match in pattern.finditer(sentence):
+            text = match.group(1) if pattern is _QUOTED_RE else match.group(0)
+            text = text.strip().lstrip(_STOP_CHARS)  # a suffix match may swallow function characters ("是印度")
+            if text and (pattern is not _LATIN_RE or len(text) > 1):
+                yield match.span(), text

@@ -1,4 +1,4 @@
-"""English: what a question asks about, what a fragment answer states, where a sentence splits into claims.
+"""English: what a question asks about, what a fragment answer states, where a sentence splits, how roles read.
 
 A fragment names only the answer (an entity, a number, a date, "yes"/"no", the pick of a comparative question) and
 has no verb of its own. It is put into its question ("Who wrote War and Peace?" + "Leo Tolstoy" → "Leo Tolstoy wrote
@@ -72,6 +72,20 @@ _CLAUSE_DETERMINERS = EN.set("determiners")
 _NOT_BEFORE_A_VERB = _CLAUSE_DETERMINERS | lexicon.EN_AUXILIARIES | lexicon.EN_STOPWORDS
 """Words after which an "-ed" form is an adjective or a participle, not the verb that ends a subject."""
 _PAST_RE = re.compile(r"\b(?:was|were)\b", re.IGNORECASE)
+# Roles (:mod:`..relations`): "Canberra is the capital of Australia", "The capital of Australia is Canberra".
+_NAME_WORD = r"[A-Z]\w*(?:['’][A-Z]\w*)?"
+_NAME = rf"{_NAME_WORD}(?:\s+(?:of\s+|de\s+|von\s+|van\s+)?{_NAME_WORD})*"
+NAME_RE = re.compile(rf"(?<![\w'’]){_NAME}")
+_ROLE_COPULA = "(?:" + "|".join(EN.sequence("role_copulas")) + ")"
+_ROLE = r"[^,;:.!?()\"“”]{1,120}?"  # bounded: a lazy role scanned to the end of the text would be quadratic
+# The name opens its clause: in "Kilimanjaro in Tanzania is the highest …" the subject is not Tanzania.
+_ROLE_CLAUSE_START = r"(?:^|(?<=[,;:(—–])|(?<=\band)|(?<=\bbut)|(?<=\bwhile)|(?<=\bthat))\s*(?:[Tt]he\s+)?"
+_ROLE_ADVERB = "(?:" + "|".join(EN.sequence("role_adverbs")) + ")"
+_NAME_IS_ROLE_RE = re.compile(
+    rf"{_ROLE_CLAUSE_START}(?P<name>{_NAME})\s+{_ROLE_COPULA}\s+(?:{_ROLE_ADVERB}\s+)?the\s+(?P<role>{_ROLE})(?=[,;:.!?()\"“”]|$)"
+)
+ROLE_RES = (_NAME_IS_ROLE_RE, re.compile(rf"\b[Tt]he\s+(?P<role>{_ROLE})\s+{_ROLE_COPULA}\s+(?P<name>{_NAME})"))
+RELATION_MARK: str | None = None
 # Chat reactions and hedges (:mod:`.reactions`): "Yes, I think that X" asserts X, "That is so true!" nothing.
 DISCOURSE_MARKERS, INTERJECTIONS = alternatives("en", "discourse_markers"), alternatives("en", "interjections")
 HEDGES = r"(?:i|we) (?:think|believe|guess|know|heard|read|suppose|feel)(?: that)?[\s,]+"

@@ -1,4 +1,4 @@
-"""Russian: what a question asks about, what a fragment answer states, where a sentence splits into claims.
+"""Russian: what a question asks about, what a fragment answer states, where a sentence splits, how roles read.
 
 A fragment has no verb ("Лев Толстой.") and takes the place of the question word ("Кто написал «Войну и мир»?" →
 "Лев Толстой написал «Войну и мир»."); a comparative pick ("Что выше, A или B?" + "A.") becomes "A выше, чем B.".
@@ -53,6 +53,25 @@ _CLAUSE_VERB_RE = re.compile(
 )
 """Verb endings where a clause may split, present ones included (unlike :data:`_VERB_RE` of the fragment test)."""
 _PAST_RE = re.compile(r"[^\W\d_]{3,}(?:ли|ла|ло|лся|лась|лось|лись)$")
+# Roles (:mod:`..relations`): a name of capitalised words; a role opening with a lower-case word (a common noun or
+# adjective, in any case: "столица", "столицей", "крупнейший город"), so that "Столица Австралии — Канберра" is read
+# role first.
+CYRILLIC_RE = re.compile(r"[а-яёА-ЯЁ]")
+_ROLE_NAME = r"[А-ЯЁ][а-яё-]+(?:\s+[А-ЯЁ][а-яё-]+)*"
+_ROLE_COPULA = "(?:—|–|" + "|".join(RU.sequence("role_copulas")) + ")"
+_ROLE = r"[^,;:.!?()\"«»—–]{1,120}?"
+_ROLE_CLAUSE_START = r"(?:^|(?<=[,;:(])|(?<=\sи)|(?<=\sно)|(?<=\sа)|(?<=\sчто))\s*"
+_ROLE_ADVERB = "(?:" + "|".join(RU.sequence("role_adverbs")) + ")"
+_NAME_IS_ROLE_RE = re.compile(
+    rf"{_ROLE_CLAUSE_START}(?P<name>{_ROLE_NAME})\s+{_ROLE_COPULA}\s+(?:{_ROLE_ADVERB}\s+)?"
+    rf"(?P<role>[а-яё]{_ROLE})(?=[,;:.!?()\"«»]|$)"
+)
+_ROLE_IS_NAME_RE = re.compile(
+    rf"{_ROLE_CLAUSE_START}(?P<role>[А-ЯЁа-яё][а-яё]+(?:\s+[А-ЯЁа-яё][а-яё-]*){{0,6}}?)\s+{_ROLE_COPULA}\s+"
+    rf"(?P<name>{_ROLE_NAME})\s*(?=[,;:.!?()]|$)"
+)
+ROLE_RES = (_NAME_IS_ROLE_RE, _ROLE_IS_NAME_RE)
+RELATION_MARK: str | None = None
 DISCOURSE_MARKERS = alternatives("ru", "discourse_markers")
 HEDGES = r"(?:я думаю|мне кажется|я считаю|по-моему)(?:,? что)?[\s,]+"
 REACTIONS = "это (?:правда|интересно|здорово|верно)|интересно|согласен|согласна|точно|конечно"
