@@ -21,7 +21,8 @@ CEILING = 4_508
 """Python lines the judge may have now: no more than after the word lists became data, the subject and quotation
 rules were merged, two unused caches went, the rules that earned nothing on the tune splits were switched off
 (docs/embedded_judge.md), each language's role and entity rules moved into its ``answer_rules`` module and the
-English topic learned that "in Dakar" is none (one line). Lower it as the judge shrinks; it goes when the judge is within :data:`ISSUE_LIMIT`."""
+English topic learned that "in Dakar" is none (one line). Lower it as the judge shrinks; it goes when the judge is
+within :data:`ISSUE_LIMIT`."""
 
 
 def python_lines() -> int:
