@@ -7,7 +7,8 @@ server, configured through the variables the docs tell users to set (``OPENAI_BA
 
 Markers in the markdown, on the lines just before a block, say how the tests treat it:
 
-- ``<!-- continues the previous example -->``: a fragment, run after the previous block of the same file.
+- ``<!-- continues the previous example -->``: a fragment, run after the previous block of the same file (and
+  what that one continues); ``<!-- continues the first example -->``: after the file's first block.
 - ``<!-- the tests run this with stand-ins for: sample, chain, calibration.json -->``: the user's own objects it
   presupposes come from ``tests/docs/stand_ins.py``; names with a dot or slash are files or model directories
   made in the working directory first.
@@ -37,6 +38,7 @@ DOCS = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
 TIMEOUT_S = 120
 
 CONTINUES = "continues the previous example"
+CONTINUES_FIRST = "continues the first example"
 STAND_INS = "the tests run this with stand-ins for:"
 NOT_RUN = "not run by the tests:"
 _MARKER = re.compile(r"^<!--\s*(.*?)\s*-->$")
@@ -49,14 +51,18 @@ class Block:
     code: str
     markers: tuple[str, ...]
     previous: Block | None
+    first: Block | None  # the file's first block, if this is not it
 
     @property
     def id(self) -> str:
         return f"{self.path.relative_to(REPO)}:{self.line}"
 
     @property
-    def continues(self) -> bool:
-        return CONTINUES in self.markers
+    def continues(self) -> Block | None:
+        """The block this one is a fragment of."""
+        if CONTINUES in self.markers:
+            return self.previous
+        return self.first if CONTINUES_FIRST in self.markers else None
 
     @property
     def not_run_reason(self) -> str | None:
@@ -66,14 +72,14 @@ class Block:
     def stand_ins(self) -> list[str]:
         own = [name.strip() for m in self.markers if m.startswith(STAND_INS)
                for name in m.removeprefix(STAND_INS).split(",")]
-        before = self.previous.stand_ins if self.continues and self.previous is not None else []
+        before = self.continues.stand_ins if self.continues is not None else []
         return before + [name for name in own if name not in before]
 
     @property
     def chain(self) -> list[Block]:
         """This block after the blocks it continues."""
-        if self.continues and self.previous is not None:
-            return [*self.previous.chain, self]
+        if self.continues is not None:
+            return [*self.continues.chain, self]
         return [self]
 
     def program(self) -> str:
@@ -99,7 +105,8 @@ def collect(path: Path) -> list[Block]:
                 markers.insert(0, found.group(1))
                 before -= 1
             code = "\n".join(lines[index + 1 : end]) + "\n"
-            blocks.append(Block(path, index + 1, code, tuple(markers), blocks[-1] if blocks else None))
+            previous, first = (blocks[-1], blocks[0]) if blocks else (None, None)
+            blocks.append(Block(path, index + 1, code, tuple(markers), previous, first))
             index = end
         index += 1
     return blocks
@@ -134,28 +141,69 @@ CHECKS: dict[tuple[str, str], str] = {
     ("docs/calibration.md", 'result.scores["faithfulness"].probability'): (
         "assert 0.0 < result.scores['faithfulness'].probability < 1.0\n"
     ),
+    ("README.md", 'evaluate(sample)   # configured from the environment'): (
+        "assert result.judge.startswith('model'), result.judge\n"
+        "assert abs(result.values()['faithfulness'] - 0.5) < 0.01, result.values()  # 'It is in Paris.': no chunk\n"
+    ),
+    ("README.md", 'chain.invoke("How deep is Lake Baikal?"'): (
+        "assert online.flush(timeout_s=60) and online.stats().completed == 1, online.stats()\n"
+    ),
+    ("README.md", "online.submit(SampleDraft(user_input=question"): "assert online.stats().submitted == 1\n",
+    ("docs/online.md", "online.submit("): "assert online.stats().submitted == 1\n",
+    ("docs/langchain.md", "rag = chain.with_config(callbacks=[handler])"): (
+        "assert online.flush(timeout_s=60) and online.stats().completed == 1, online.stats()\n"
+    ),
+    ("docs/llamaindex.md", "response = index.as_query_engine(similarity_top_k=4)"): (
+        "assert online.flush(timeout_s=60) and online.stats().completed == 1, online.stats()\n"
+    ),
+    ("docs/llamaindex.md", "capture.set_response(answer)"): (  # after the first example's query
+        "assert online.flush(timeout_s=60) and online.stats().completed == 2, online.stats()\n"
+    ),
+    ("docs/llamaindex.md", 'instrumentor.capture(reference="Rome is the capital of Italy.")'): (
+        "assert online.flush(timeout_s=60) and online.stats().completed == 3, online.stats()\n"
+    ),
+    ("docs/cli.md", 'run = evaluate_file("samples.csv"'): (
+        "from pathlib import Path\n"
+        "assert len(run.results) == 2 and not run.errors and len(samples) == 2, run\n"
+        "assert len(Path('results.jsonl').read_text('utf-8').splitlines()) == 2\n"
+        "assert Path('report.html').stat().st_size > 0\n"
+    ),
+    ("docs/model_judge.md", 'judge = ModelJudge("models/mdeberta-xnli-onnx")'): (
+        "assert abs(result.values()['faithfulness'] - 0.5) < 0.01, result.values()  # 'It is in Paris.': no chunk\n"
+    ),
+    ("docs/llm_judge.md", "result.per_judge"): "assert len(result.per_judge) == 3, result.per_judge\n",
+}
+
+# What a block prints (regular expressions searched in its standard output, line by line).
+OUTPUTS: dict[tuple[str, str], list[str]] = {
+    ("README.md", "print(result.values())"): [r"^\{'overall_precision': .*'faithfulness': 1\.0"],
+    ("docs/ragas.md", "print(run.summary())"): [
+        r"faithfulness", r"context_recall", r"When was the Eiffel Tower completed\?",
+        # "It was completed in 1889." read with its question: the table's line, then the mean printed alone
+        r"^overall_precision +1\.000 +1 +0 ", r"^1\.0\Z",
+    ],
 }
 
 
-def _check_for(block: Block) -> str:
-    found = [check for (name, line), check in CHECKS.items()
-             if str(block.path.relative_to(REPO)) == name and line in block.code]
-    return "".join(found)
+def _is_block(block: Block, key: tuple[str, str]) -> bool:
+    name, line = key
+    return str(block.path.relative_to(REPO)) == name and line in block.code
 
 
 def test_every_check_names_an_example_that_exists() -> None:
-    for name, line in CHECKS:
-        assert any(str(b.path.relative_to(REPO)) == name and line in b.code for b in BLOCKS), (name, line)
+    for key in [*CHECKS, *OUTPUTS]:
+        assert sum(_is_block(block, key) for block in RUN) == 1, key
 
 
 def test_markers_are_known_and_fragments_have_a_predecessor() -> None:
     assert len(BLOCKS) >= 30
     for block in BLOCKS:
         for marker in block.markers:
-            assert marker == CONTINUES or marker.startswith((STAND_INS, NOT_RUN)), f"{block.id}: {marker!r}"
-        if block.continues:
-            assert block.previous is not None, f"{block.id} continues nothing"
-            assert block.previous.not_run_reason is None or block.not_run_reason, f"{block.id} continues a skip"
+            known = marker in (CONTINUES, CONTINUES_FIRST) or marker.startswith((STAND_INS, NOT_RUN))
+            assert known, f"{block.id}: {marker!r}"
+        if CONTINUES in block.markers or CONTINUES_FIRST in block.markers:
+            assert block.continues is not None, f"{block.id} continues nothing"
+            assert block.continues.not_run_reason is None or block.not_run_reason, f"{block.id} continues a skip"
         for name in block.stand_ins:
             assert _is_file(name) or name in stand_ins.BUILDERS, f"{block.id}: no stand-in for {name!r}"
 
@@ -190,7 +238,7 @@ def _environment(openai_server: FakeOpenAIServer, langfuse_url: str) -> dict[str
         "LANGFUSE_BASE_URL": langfuse_url,
         "AZURE_OPENAI_API_KEY": "azure-docs-example",
         "HF_HUB_OFFLINE": "1",
-        "PYTHONWARNINGS": "error::DeprecationWarning:ragmetrics_core",  # the docs show the current API only
+        "PYTHONWARNINGS": "error::DeprecationWarning:__main__",  # the docs show the current API only
     })
     return env
 
@@ -240,14 +288,20 @@ def test_example_runs(block: Block, openai_server: FakeOpenAIServer, langfuse_ur
         if _is_file(name):
             make_file(name, tmp_path)
     script = tmp_path / "example.py"
-    script.write_text(block.program() + _check_for(block), encoding="utf-8")
+    checks = "".join(check for key, check in CHECKS.items() if _is_block(block, key))
+    script.write_text(block.program() + checks, encoding="utf-8")
     done = subprocess.run(
         [sys.executable, str(script)], cwd=tmp_path, env=_environment(openai_server, langfuse_url),
         capture_output=True, text=True, timeout=TIMEOUT_S, check=False,
     )
-    report = f"{block.id} exited {done.returncode}\n--- stdout\n{done.stdout[-3000:]}\n--- stderr\n{done.stderr[-5000:]}"
+    report = (f"{block.id} exited {done.returncode}\n--- stdout\n{done.stdout[-3000:]}\n"
+              f"--- stderr\n{done.stderr[-5000:]}")
     assert done.returncode == 0, report
     assert "Traceback" not in done.stderr, report
+    for key, patterns in OUTPUTS.items():
+        if _is_block(block, key):
+            for pattern in patterns:
+                assert re.search(pattern, done.stdout.rstrip(), re.MULTILINE), f"{pattern!r} not shown\n{report}"
 
 
 def _imports(code: str) -> list[tuple[str, str | None]]:
@@ -260,11 +314,28 @@ def _imports(code: str) -> list[tuple[str, str | None]]:
     return found
 
 
-@pytest.mark.parametrize("block", NOT_RUN_BLOCKS, ids=lambda block: block.id)
-def test_example_not_run_compiles_and_imports_what_exists(block: Block) -> None:
-    program = "\n".join(b.code for b in block.chain)
-    compile(program, block.id, "exec")
+def check_statically(program: str, where: str) -> None:
+    """The program compiles and every module and name it imports exists."""
+    compile(program, where, "exec")
     for module, name in _imports(program):
         imported = importlib.import_module(module)
         if name is not None and not hasattr(imported, name):
             importlib.import_module(f"{module}.{name}")  # a submodule imported by name
+
+
+@pytest.mark.parametrize("block", NOT_RUN_BLOCKS, ids=lambda block: block.id)
+def test_example_not_run_compiles_and_imports_what_exists(block: Block) -> None:
+    check_statically("\n".join(b.code for b in block.chain), block.id)
+
+
+@pytest.mark.parametrize(
+    ("program", "error"),
+    [
+        ("from ragmetrics_core import Evaluator, NoSuchName\n", ModuleNotFoundError),
+        ("import ragmetrics_core.no_such_module\n", ModuleNotFoundError),
+        ("from ragmetrics_core import Evaluator\nEvaluator(\n", SyntaxError),
+    ],
+)
+def test_the_static_check_refuses_missing_names_and_bad_syntax(program: str, error: type[Exception]) -> None:
+    with pytest.raises(error):
+        check_statically(program, "bad example")
