@@ -174,6 +174,13 @@ CHECKS: dict[tuple[str, str], str] = {
     ("docs/llm_judge.md", "result.per_judge"): "assert len(result.per_judge) == 3, result.per_judge\n",
 }
 
+# The blocks that score with the LLM judge: each must have asked the fake server (and so no other endpoint).
+CALLS_THE_LLM: list[tuple[str, str]] = [
+    ("README.md", "Evaluator(judge=OpenAIJudge()).evaluate(sample)"),
+    ("docs/llm_judge.md", "print(result.values(), result.usage)"),
+    ("docs/llm_judge.md", 'EnsembleEvaluator(judges, aggregate="majority").evaluate(sample)'),
+]
+
 # What a block prints (regular expressions searched in its standard output, line by line).
 OUTPUTS: dict[tuple[str, str], list[str]] = {
     ("README.md", "print(result.values())"): [r"^\{'overall_precision': .*'faithfulness': 1\.0"],
@@ -191,7 +198,7 @@ def _is_block(block: Block, key: tuple[str, str]) -> bool:
 
 
 def test_every_check_names_an_example_that_exists() -> None:
-    for key in [*CHECKS, *OUTPUTS]:
+    for key in [*CHECKS, *OUTPUTS, *CALLS_THE_LLM]:
         assert sum(_is_block(block, key) for block in RUN) == 1, key
 
 
@@ -292,6 +299,7 @@ def test_example_runs(block: Block, openai_server: FakeOpenAIServer, langfuse_ur
     script = tmp_path / "example.py"
     checks = "".join(check for key, check in CHECKS.items() if _is_block(block, key))
     script.write_text(block.program() + checks, encoding="utf-8")
+    requests_before = len(openai_server.requests)
     done = subprocess.run(
         [sys.executable, str(script)], cwd=tmp_path, env=_environment(openai_server, langfuse_url),
         capture_output=True, text=True, timeout=TIMEOUT_S, check=False,
@@ -300,6 +308,8 @@ def test_example_runs(block: Block, openai_server: FakeOpenAIServer, langfuse_ur
               f"--- stderr\n{done.stderr[-5000:]}")
     assert done.returncode == 0, report
     assert "Traceback" not in done.stderr, report
+    if any(_is_block(block, key) for key in CALLS_THE_LLM):
+        assert len(openai_server.requests) > requests_before, f"{block.id} never reached the fake LLM endpoint"
     for key, patterns in OUTPUTS.items():
         if _is_block(block, key):
             for pattern in patterns:
