@@ -172,6 +172,18 @@ CHECKS: dict[tuple[str, str], str] = {
         "assert abs(result.values()['faithfulness'] - 0.5) < 0.01, result.values()  # 'It is in Paris.': no chunk\n"
     ),
     ("docs/llm_judge.md", "result.per_judge"): "assert len(result.per_judge) == 3, result.per_judge\n",
+    # The scores reach the local Langfuse stand-in (it refuses a request off Langfuse's published shape).
+    ("docs/tracing_backends.md", 'LangfuseEmitter(environment="production")'): (
+        "from opentelemetry import trace\n"
+        "from opentelemetry.sdk.trace import TracerProvider\n"
+        "from ragmetrics_core.online import ContextDraft, SampleDraft\n"
+        "trace.set_tracer_provider(TracerProvider())\n"
+        "online.submit(SampleDraft(user_input='When was the Eiffel Tower completed?', response='In 1889.',\n"
+        "                          contexts=[ContextDraft('The Eiffel Tower was completed in 1889.')]))\n"
+        "assert online.flush(timeout_s=60)\n"
+        "langfuse = online.stats().emitters['langfuse']\n"
+        "assert langfuse.emitted == 1 and langfuse.failed == 0, online.stats()\n"
+    ),
 }
 
 # The blocks that score with the LLM judge: each must have asked the fake server (and so no other endpoint).
