@@ -410,7 +410,8 @@ def check_statically(command: DocCommand) -> list[str]:
 @pytest.mark.parametrize("command", COMMANDS, ids=_unique_ids(COMMANDS))
 def test_documented_command_is_valid(command: DocCommand) -> None:
     unchecked = check_statically(command)
-    if unchecked and len(unchecked) == (len(command.text.split()) if command.assignments_only else len(command.parts())):
+    parts = len(command.text.split()) if command.assignments_only else len(command.parts())
+    if unchecked and len(unchecked) == parts:  # nothing of it could be checked
         pytest.skip("; ".join(unchecked))
 
 
@@ -697,4 +698,5 @@ def test_documented_provider_settings_configure_the_judge(
 
 def test_the_provider_settings_were_found() -> None:
     where = [where for where, _ in PROVIDER_SETTINGS]
-    assert sum(w.startswith("docs/llm_judge.md") for w in where) == 4 and sum(w.startswith("README") for w in where) == 4
+    assert sum(w.startswith("docs/llm_judge.md") for w in where) == 4
+    assert sum(w.startswith("README.md") for w in where) == 4
