@@ -504,6 +504,60 @@ def test_option_tables_were_found() -> None:
     assert len(OPTION_ROWS) > 25
 
 
+def test_every_option_of_evaluate_and_calibrate_is_in_its_table() -> None:
+    """The other way round: a flag the parser has and the table leaves out is a flag no one finds."""
+    for subcommand in ("evaluate", "calibrate"):
+        cells = " ".join(cell for _, name, cell in OPTION_ROWS if name == subcommand)
+        listed = set(re.findall(r"`(-[\w-]+)", cells))
+        options = {
+            flag for action in _subparser(subcommand)._actions if action.help != argparse.SUPPRESS
+            for flag in action.option_strings if flag != "-h" and flag != "--help"
+        }
+        assert options - listed == set(), f"`ragmetrics {subcommand}` options missing from its table"
+
+
+# Flags of other programs that the docs mention in passing.
+OTHER_PROGRAMS_FLAGS = {
+    "--screenshot": "chromium", "--dump-dom": "chromium",
+    "--node-ip-address": "ray start", "--block": "ray start",
+    "--preload": "gunicorn",
+}
+
+
+def _benchmark_flags() -> set[str]:
+    text = "".join(path.read_text("utf-8") for path in (ROOT / "benchmarks").glob("*.py"))
+    return set(re.findall(r"add_argument\(\s*\"(--[\w-]+)\"", text))
+
+
+def _flag_mentions() -> list[tuple[str, str]]:
+    """(where, span) of each inline code span that starts with a flag, outside the option tables."""
+    found = []
+    for path in DOCS:
+        fence = False
+        for number, line in enumerate(path.read_text("utf-8").splitlines(), 1):
+            if line.lstrip().startswith("```"):
+                fence = not fence
+            elif not fence and not line.startswith("| `-"):
+                where = f"{path.relative_to(ROOT).as_posix()}:{number}"
+                found += [(where, span) for span in re.findall(r"`(--[^`]+)`", line)]
+    return found
+
+
+FLAG_MENTIONS = _flag_mentions()
+
+
+@pytest.mark.parametrize("span", [span for _, span in FLAG_MENTIONS], ids=_unique_ids(
+    [DocCommand(where.split(":")[0], int(where.split(":")[1]), span, inline=True) for where, span in FLAG_MENTIONS]
+))
+def test_documented_flag_mention_exists(span: str) -> None:
+    """A flag named in prose is one of a ``ragmetrics`` subcommand, of a benchmark, or of another program."""
+    subcommands = ("evaluate", "calibrate", "report", "demo")
+    ours = {flag for name in subcommands for flag in _subparser(name)._option_string_actions}
+    known = ours | _benchmark_flags() | set(OTHER_PROGRAMS_FLAGS)
+    flags = [word.split("=")[0] for word in span.split() if word.startswith("--")]
+    assert set(flags) <= known, f"no program here has {sorted(set(flags) - known)}"
+
+
 # --- running the cheap commands -----------------------------------------------------------------------------------
 
 
