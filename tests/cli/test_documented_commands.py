@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import csv
 import io
 import json
 import os
@@ -267,7 +268,8 @@ def _check_ragmetrics(words: list[str], command: DocCommand) -> str | None:
         raise AssertionError("`ragmetrics` alone: no subcommand")
     subparser = _subparser(words[0])
     flags = [word.split("=")[0] for word in words[1:] if word.startswith("-")]
-    if command.heading or (command.inline and not _positionals(subparser, words[1:])):
+    needs_positional = any(not action.option_strings and action.required for action in subparser._actions)
+    if command.heading or (command.inline and needs_positional and not _positionals(subparser, words[1:])):
         unknown = [flag for flag in flags if flag not in subparser._option_string_actions]
         assert not unknown, f"`ragmetrics {words[0]}` has no {unknown}"
         if command.heading:
@@ -658,11 +660,20 @@ def _check_outputs(args: argparse.Namespace, folder: Path, stdout: str) -> None:
     """The files the command says it writes are there and hold what it says."""
     if args.command == "evaluate":
         assert re.search(r"\d+ samples?: \d+ evaluated, 0 resumed, 0 failed; errors: 0 bad input rows skipped", stdout)
-        if args.out:
+        if args.out and args.out.endswith(".jsonl"):
             assert f"results in {args.out}" in stdout
-            rows = read_jsonl(folder / args.out) if args.out.endswith(".jsonl") else None
-            assert rows is None or (rows and all(row["error"] is None for row in rows))
+            rows = read_jsonl(folder / args.out)
+            assert rows and all(row["error"] is None for row in rows)
+        elif args.out:  # CSV: one column per score, and the claims beside it
+            claims = args.out.removesuffix(".csv") + ".claims.csv"
+            assert f"results in {args.out}, claims in {claims}" in stdout
+            with (folder / args.out).open(encoding="utf-8", newline="") as handle:
+                header = next(csv.reader(handle))
+            assert "faithfulness" in header and (folder / claims).stat().st_size > 0
+            if args.calibration:  # docs/calibration.md: a <metric>_probability column per calibrated metric
+                assert "faithfulness_probability" in header
         if args.report:
+            assert f"report: {args.report}" in stdout
             assert "<html" in (folder / args.report).read_text("utf-8")
         if args.cache:
             assert (folder / args.cache).stat().st_size > 0
