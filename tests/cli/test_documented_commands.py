@@ -700,6 +700,20 @@ def _check_outputs(args: argparse.Namespace, folder: Path, stdout: str) -> None:
         assert listed == list(METRICS)[: len(listed)] and listed, stdout
 
 
+def test_the_summary_docs_cli_md_shows_is_what_the_command_prints(
+    workspace: tuple[Path, dict[str, str]], tmp_path: Path
+) -> None:
+    """docs/cli.md shows a whole run's output under its command (RAGChecker's example: deterministic, no judge)."""
+    text = (ROOT / "docs" / "cli.md").read_text("utf-8")
+    start = text.index("$ ragmetrics evaluate checking_outputs.json --out rc.jsonl")
+    command, shown = text[start : text.index("```", start)].split("\n", 1)
+    source, env = workspace
+    shutil.copytree(source, tmp_path / "run")
+    done = _bash(command.removeprefix("$ "), tmp_path / "run", env)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == shown, "docs/cli.md shows a stale summary: update it"
+
+
 # --- the provider settings of docs/llm_judge.md and the README, against the fake server ----------------------
 
 # Values the docs leave for the reader to fill in, and what the test sets instead.
