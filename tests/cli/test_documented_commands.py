@@ -54,7 +54,7 @@ SHELL_FENCES = {"bash", "sh", "console", "shell"}
 # first words that make a line or an inline code span a command
 PROGRAMS = {
     "ragmetrics", "python", "python3", "pip", "bash", "export", "cat", "apt-get", "chromium", "docker", "phoenix",
-    "vllm", "optimum-cli", ".venv/bin/pip", ".venv/bin/ragmetrics",
+    "vllm", "optimum-cli", "ray", "promtool", ".venv/bin/pip", ".venv/bin/ragmetrics",
 }
 # the repository's own folders: a path into one of them must exist
 REPO_FOLDERS = ("benchmarks/", "docs/", "examples/", "integrations/", "ragmetrics_core/", "scripts/", "tests/")
@@ -79,6 +79,8 @@ NOT_CHECKED = {
     "phoenix": "starts the Phoenix server; the Phoenix e2e tests start it themselves",
     "vllm": "serves a GPU model downloaded from the Hub",
     "optimum-cli": "exports a model with torch, downloaded from the Hub",
+    "ray": "Ray's own command line; tests/scale/conftest.py starts its head node with `ray start` as documented",
+    "promtool": "Prometheus' tool; tests/monitoring/test_examples.py runs `promtool check/test rules` on the files",
 }
 NOT_RUN = {
     "demo": "tests/cli/test_demo.py runs `ragmetrics demo` and `--report` (README's first command)",
