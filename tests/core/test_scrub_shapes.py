@@ -16,15 +16,19 @@ PIECES = [
     "token: " + "0123456789abcdef" * 2, "credential is " + "a" * 32, "Auth " + "f" * 40, "passwd=p",
     "ſecret=abc",  # a long s: matches "s" when case is ignored
     "authorızation: x",  # a dotless i: matches "i" when case is ignored
+    "authorİzation: x",  # a dotted capital I: matches "i", and casefolds to two characters
     "KEY=v", "Kelvin \u212aey=v", "plain words", "ı", "é", " ", "\n", ",", "{", '"', "=",
     "gho_" + "i" * 16, "ghu_" + "j" * 16, "ghs_" + "k" * 16, "GHP_" + "f" * 16, "through Ghent", "gh", "_",
+    # Pieces of a key=value or a key and its hex digits, and prose holding the names (tested at each name first):
+    "author", "Keyboard", "tokens", "API", "_key", "-Token", "orization", "word", "d", "s", "'", " = ", ": ", "is ",
+    "0123456789abcdef" * 2, "ABCDEF0123456789", "ß", "İ", "\u0345",  # casefolding changes the length or the class
 ]
 
 
 def _every_shape(text: str) -> str:
     text = SECRETS.mask(text)
-    for _, pattern, replacement in _SHAPES:
-        text = pattern.sub(replacement, text)
+    for shape in _SHAPES:
+        text = shape.pattern.sub(shape.replacement, text)
     return text
 
 
@@ -33,6 +37,20 @@ def _every_shape(text: str) -> str:
 def test_the_needles_change_no_output(parts: list[str]) -> None:
     text = "".join(parts)
     assert scrub_secrets(text) == _every_shape(text)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.lists(st.sampled_from(PIECES), max_size=10))
+def test_names_and_values_in_any_order_change_no_output(parts: list[str]) -> None:
+    text = "".join(parts)
+    assert scrub_secrets(text) == _every_shape(text)
+
+
+def test_prose_naming_keys_and_tokens_is_left_alone_and_a_credential_in_it_is_masked() -> None:
+    prose = "The author of the keyboard manual counts tokens; the authority kept the recipe secret. " * 8
+    assert scrub_secrets(prose) == prose
+    assert scrub_secrets(prose + "auth_token = abc123") == prose + "auth_token = [redacted]"
+    assert scrub_secrets(f"{prose}secret key is {'9f86d081' * 4}") == f"{prose}secret key is [redacted]"
 
 
 def test_planted_keys_are_still_masked() -> None:

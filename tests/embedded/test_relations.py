@@ -170,6 +170,14 @@ def test_russian_and_chinese_near_misses(claim: str, premise: str, verdict: Verd
     assert check(terms(claim), Premise.from_text(premise)).verdict is verdict
 
 
+@pytest.mark.parametrize("adverb", ["также", "сейчас", "всё ещё", "все еще"])
+def test_a_russian_adverb_before_the_role_is_not_part_of_it(adverb: str) -> None:
+    premise = Premise.from_text(f"Канберра является {adverb} столицей Австралии.")
+    found = check(terms("Сидней является столицей Австралии."), premise)
+    assert found.verdict is Verdict.CONTRADICTED
+    assert "gives 'столицей Австралии' to Канберра, not Сидней" in found.rationale
+
+
 def test_a_chinese_pronoun_or_demonstrative_is_not_a_name_given_the_role() -> None:
     # "这座城市是澳大利亚的首都" does not say which city: no name is given the role, so no contradiction (the lexical
     # check grades the rest).
