@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import csv
+import importlib.util
 import io
 import json
 import os
@@ -34,9 +35,10 @@ import shutil
 import subprocess
 import sys
 import tomllib
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -90,32 +92,29 @@ NOT_RUN = {
 MODEL_DIRECTORY = "models/mdeberta-xnli-onnx"
 THIRD_PARTY = "a third-party package, not ours to check offline"
 
-# What a command only reads is created under the name the docs give it (a few rows each).
-CSV_HEADER = "question,contexts,answer,ground_truth\n"
+def _csv(response_column: str) -> str:
+    """Three samples in ragas' old column names, the response under ``response_column``."""
+    text = io.StringIO()
+    writer = csv.writer(text)
+    writer.writerow(["question", "contexts", response_column, "ground_truth"])
+    for row in map(good_row, range(3)):
+        writer.writerow([row["user_input"], json.dumps(row["retrieved_contexts"]), row["response"], row["reference"]])
+    return text.getvalue()
 
 
-def _csv_rows(column: str) -> str:
-    rows = [good_row(index) for index in range(3)]
-    header = CSV_HEADER.replace("answer", column)
-    return header + "".join(
-        f'"{row["user_input"]}","{json.dumps(row["retrieved_contexts"]).replace(chr(34), chr(34) * 2)}",'
-        f'"{row["response"]}","{row["reference"]}"\n'
-        for row in rows
-    )
-
-
-def _jsonl(rows: list[dict[str, object]]) -> str:
+def _jsonl(rows: Iterable[dict[str, Any]]) -> str:
     return "".join(json.dumps(row) + "\n" for row in rows)
 
 
+# What a command only reads is created under the name the docs give it (a few rows each).
 INPUT_FILES = {
-    "samples.jsonl": lambda: _jsonl([good_row(index) for index in range(3)]),
-    "data.jsonl": lambda: _jsonl([good_row(index) for index in range(3)]),
-    "day.jsonl": lambda: _jsonl([good_row(index) for index in range(3)]),
-    "traffic.jsonl": lambda: _jsonl([dict(row) for row in labelled_rows(2)]),
-    "labelled.jsonl": lambda: _jsonl([dict(row) for row in labelled_rows(20)]),  # 60 rows: enough to fit
-    "data.csv": lambda: _csv_rows("answer"),  # README: `--column response=answer`
-    "ragas.csv": lambda: _csv_rows("response"),
+    "samples.jsonl": lambda: _jsonl(map(good_row, range(3))),
+    "data.jsonl": lambda: _jsonl(map(good_row, range(3))),
+    "day.jsonl": lambda: _jsonl(map(good_row, range(3))),
+    "traffic.jsonl": lambda: _jsonl(labelled_rows(2)),
+    "labelled.jsonl": lambda: _jsonl(labelled_rows(20)),  # 60 rows: enough for calibrate to fit
+    "data.csv": lambda: _csv("answer"),  # README: `--column response=answer`
+    "ragas.csv": lambda: _csv("response"),
     "checking_outputs.json": lambda: (RAGCHECKER_DIR / "checking_outputs.json").read_text("utf-8"),
 }
 # Outputs of one documented command that another reads, made by running the first.
@@ -124,7 +123,7 @@ MADE_BY = {
     "out.csv": "ragmetrics evaluate samples.jsonl --out out.csv",
     "calibration.json": "ragmetrics calibrate labelled.jsonl -o calibration.json",
 }
-API_KEY = "sk-test-docs-0c41"
+API_KEY = "sk-test-docs-0c41"  # what OPENAI_API_KEY holds for the LLM commands
 
 
 @dataclass(frozen=True)
@@ -153,7 +152,7 @@ class DocCommand:
         return all(re.fullmatch(ASSIGNMENT, word) for word in self.text.split())
 
     def parts(self) -> list[list[str]]:
-        """The simple commands of a line (split at ``&&``, ``|`` and ``;``), as words, placeholders replaced."""
+        """The simple commands of ``typed`` (split at ``&&``, ``|`` and ``;``), as words."""
         lexer = shlex.shlex(self.typed, posix=True, punctuation_chars=True)
         lexer.whitespace_split = True
         lexer.commenters = "#"
@@ -162,7 +161,7 @@ class DocCommand:
             if word in {"&&", "|", ";", "||"}:
                 parts.append([])
             else:
-                parts[-1].append(PLACEHOLDERS.get(word, word))
+                parts[-1].append(word)
         return [part for part in parts if part]
 
 
@@ -360,8 +359,6 @@ sys.exit("ran to the end without parsing its arguments")
 
 def _check_python(words: list[str]) -> str | None:
     if words[1:2] == ["-m"]:
-        import importlib.util
-
         assert importlib.util.find_spec(words[2]) is not None, f"no module {words[2]}"
         return None
     script, arguments = words[1], words[2:]
@@ -440,6 +437,9 @@ def test_the_checks_catch_stale_commands() -> None:
         "ragmetrics evaluate x.jsonl --concurrency four",
         "ragmetrics evaluate x.jsonl --metrics faithfullness",
         "ragmetrics evaluate x.jsonl --price 0.15",
+        "ragmetrics evaluate x.jsonl --column reponse=answer",
+        "ragmetrics evaluate x.jsonl --judge gpt-4o",
+        "ragmetrics report results.jsonl",
         "ragmetrics evalute x.jsonl",
         "python benchmarks/no_such_benchmark.py",
         'pip install "ragmetrics[no-such-extra]"',
@@ -448,6 +448,8 @@ def test_the_checks_catch_stale_commands() -> None:
     for text in stale:
         with pytest.raises((AssertionError, ValueError)):
             check_statically(DocCommand("test", 1, text, inline=False))
+    with pytest.raises(AssertionError, match="--reprot"):
+        check_statically(DocCommand("test", 1, "ragmetrics evaluate --reprot", inline=True))
     with pytest.raises(AssertionError, match="--rounds"):
         check_statically(DocCommand("test", 1, "python benchmarks/llm_client.py --rounds two", inline=False))
 
