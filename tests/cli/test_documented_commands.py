@@ -35,7 +35,7 @@ import shutil
 import subprocess
 import sys
 import tomllib
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -107,7 +107,7 @@ def _jsonl(rows: Iterable[dict[str, Any]]) -> str:
 
 
 # What a command only reads is created under the name the docs give it (a few rows each).
-INPUT_FILES = {
+INPUT_FILES: dict[str, Callable[[], str]] = {
     "samples.jsonl": lambda: _jsonl(map(good_row, range(3))),
     "data.jsonl": lambda: _jsonl(map(good_row, range(3))),
     "day.jsonl": lambda: _jsonl(map(good_row, range(3))),
@@ -383,9 +383,9 @@ def check_statically(command: DocCommand) -> list[str]:
     for words in command.parts():
         _check_paths(words)
         while words and re.fullmatch(ASSIGNMENT, words[0]):
-            reason = _check_variable(words[0])
-            if reason and len(words) == 1:
-                unchecked.append(reason)
+            other_programs = _check_variable(words[0])
+            if other_programs and len(words) == 1:
+                unchecked.append(other_programs)
             words = words[1:]
         if not words:
             continue
