@@ -656,6 +656,7 @@ def test_documented_command_runs(
         assert (folder / args.input).exists(), f"{args.input}: add a small one to INPUT_FILES"
     if args.command == "evaluate" and args.out:  # a fresh run (an earlier command's file of that name is resumed)
         (folder / args.out).unlink(missing_ok=True)
+        (folder / (args.out.removesuffix(".csv") + ".claims.csv")).unlink(missing_ok=True)
     calls_before = len(fake_llm.requests)
     done = _bash(command.typed, folder, env)
     assert done.returncode == 0, f"exit {done.returncode}: {done.stderr}"
@@ -664,6 +665,12 @@ def test_documented_command_runs(
     if args.command == "evaluate" and (args.judge == "openai" or args.models):
         assert len(fake_llm.requests) > calls_before, "the LLM judge never called the endpoint"
         assert not re.search(r"judge usage: 0 LLM calls", done.stdout), done.stdout
+    if args.command == "evaluate" and args.out:  # README: "Runs are resumable (rerun the same command)"
+        written = (folder / args.out).read_bytes()
+        again = _bash(command.typed, folder, env)
+        assert again.returncode == 0, again.stderr
+        assert re.search(r"(\d+) samples?: 0 evaluated, \1 resumed, 0 failed", again.stdout), again.stdout
+        assert (folder / args.out).read_bytes() == written
 
 
 def _check_outputs(args: argparse.Namespace, folder: Path, stdout: str) -> None:
