@@ -77,8 +77,9 @@ TEXT_PLACEHOLDERS = {
 NOT_CHECKED = {
     "apt-get": "installs Debian packages (root and the network); scripts/test.sh installs what the tests need",
     "chromium": "a headless browser screenshot; tests/cli/test_report_browser.py drives Chromium the same way",
-    "docker": "starts a container (the network); the Jaeger exporter is tested against an in-process collector",
-    "phoenix": "starts the Phoenix server; the Phoenix e2e tests start it themselves",
+    "docker": "starts a container (the network); the OTLP/HTTP export Jaeger takes is tested against an in-process "
+    "collector (tests/cli/test_demo.py)",
+    "phoenix": "starts the Phoenix server; tests/online/test_phoenix_e2e.py starts one itself",
     "vllm": "serves a GPU model downloaded from the Hub",
     "optimum-cli": "exports a model with torch, downloaded from the Hub",
     "ray": "Ray's own command line; tests/scale/conftest.py starts its head node with `ray start` as documented",
@@ -263,23 +264,25 @@ def _check_values(args: argparse.Namespace) -> None:
     parse_column_mapping(getattr(args, "column", []) or [])
 
 
-def _check_ragmetrics(words: list[str], command: DocCommand) -> str | None:
-    """None when ``words`` (after ``ragmetrics``) is a whole command that parses. An inline span that states no
-    positional argument (`ragmetrics evaluate --report`), or a heading's synopsis, mentions a subcommand and some
-    of its flags: those are checked to exist."""
+def _is_whole(words: list[str], command: DocCommand) -> bool:
+    """Whether ``words`` (after ``ragmetrics``) are a whole command to type, or a mention: an inline span that
+    states no positional argument (`ragmetrics evaluate --report`), or a heading's synopsis."""
+    subparser = _subparser(words[0])
+    needs_positional = any(not action.option_strings and action.required for action in subparser._actions)
+    return not (command.heading or (command.inline and needs_positional and not _positionals(subparser, words[1:])))
+
+
+def _check_ragmetrics(words: list[str], command: DocCommand) -> None:
+    """A whole command parses, its values are of the right kind; a mention's subcommand and flags exist."""
     if not words:
         raise AssertionError("`ragmetrics` alone: no subcommand")
+    if _is_whole(words, command):
+        _check_values(_parse(words))
+        return
     subparser = _subparser(words[0])
-    flags = [word.split("=")[0] for word in words[1:] if word.startswith("-")]
-    needs_positional = any(not action.option_strings and action.required for action in subparser._actions)
-    if command.heading or (command.inline and needs_positional and not _positionals(subparser, words[1:])):
-        unknown = [flag for flag in flags if flag not in subparser._option_string_actions]
-        assert not unknown, f"`ragmetrics {words[0]}` has no {unknown}"
-        if command.heading:
-            return "a heading's synopsis (the subcommand and its flags checked)"
-        return "a mention of the subcommand and some of its flags (the flags checked), not a whole command"
-    _check_values(_parse(words))
-    return None
+    unknown = [word for word in words[1:] if word.startswith("-") and word.split("=")[0] not in
+               subparser._option_string_actions]
+    assert not unknown, f"`ragmetrics {words[0]}` has no {unknown}"
 
 
 def _positionals(subparser: argparse.ArgumentParser, words: list[str]) -> list[str]:
@@ -392,7 +395,7 @@ def check_statically(command: DocCommand) -> list[str]:
         program = words[0].removeprefix(".venv/bin/")
         reason: str | None = None
         if program == "ragmetrics":
-            reason = _check_ragmetrics(words[1:], command)
+            _check_ragmetrics(words[1:], command)
         elif program in {"python", "python3"}:
             reason = _check_python(words)
         elif program == "pip":
@@ -621,8 +624,8 @@ def _runnable(command: DocCommand) -> bool:
     if words is None:
         return False
     try:
-        return _check_ragmetrics(words, command) is None
-    except (AssertionError, ValueError):
+        return not words or _is_whole(words, command)
+    except AssertionError:  # no such subcommand
         return True
 
 
