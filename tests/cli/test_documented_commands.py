@@ -11,13 +11,17 @@ Checked without the network:
   parser, stopped right after parsing: nothing is benchmarked); ``python -m MODULE`` names an importable module;
 - every path into the repository's own folders exists; every ``ragmetrics[extra]`` / ``.[extra]`` is an extra of
   pyproject.toml (nothing is installed); every ``export RAGMETRICS_*`` / ``OPENAI_*`` is a variable the code reads;
+- docs/cli.md's and docs/calibration.md's option tables name the subcommand's flags and choices, and list them
+  all; a flag named in prose is one of ours, of a benchmark, or of another program listed here;
 - the cheap ``ragmetrics`` commands run, as written, through ``bash`` in a temporary folder holding small input
   files of the names the docs use, with the embedded judge; those that need an LLM endpoint run against
   ``tests/llm/fake_openai_server.py`` (127.0.0.1, port 0) configured through the documented variables, and
-  ``--judge model`` on a tiny NLI model of ``tests/model/tiny.py`` put where the docs' model directory is.
+  ``--judge model`` on a tiny NLI model of ``tests/model/tiny.py`` put where the docs' model directory is; a
+  second run of each ``evaluate --out`` resumes everything; the provider settings (README's table, the ```bash
+  exports of docs/llm_judge.md) configure the LLM judge the documented way.
 
-Placeholders are replaced by the explicit table ``PLACEHOLDERS``; what cannot be checked here is in ``NOT_CHECKED``
-and ``NOT_RUN``, each with its reason, and shows as a skip with that reason.
+Placeholders are replaced by the explicit tables ``PLACEHOLDERS``, ``TEXT_PLACEHOLDERS`` and ``VALUE_PLACEHOLDERS``;
+what cannot be checked here is in ``NOT_CHECKED`` and ``NOT_RUN``, and shows as a skip with its reason.
 """
 
 from __future__ import annotations
@@ -477,6 +481,12 @@ EXTRA_MENTIONS = _extra_mentions()
 @pytest.mark.parametrize("extras", [extras for _, extras in EXTRA_MENTIONS], ids=[w for w, _ in EXTRA_MENTIONS])
 def test_documented_extras_exist(extras: list[str]) -> None:
     _check_extras(extras)
+
+
+def test_the_docs_install_the_project_by_its_name() -> None:
+    """`pip install "ragmetrics[...]"` installs this project only while pyproject.toml names it so."""
+    assert tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["project"]["name"] == "ragmetrics"
+    assert len(EXTRA_MENTIONS) > 10
 
 
 # --- the option tables of docs/cli.md and docs/calibration.md ----------------------------------------------------
