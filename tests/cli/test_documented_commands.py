@@ -427,12 +427,13 @@ def test_documented_command_is_valid(command: DocCommand) -> None:
 
 def test_the_collection_finds_the_commands_of_every_kind() -> None:
     """Guards the collector itself: a change to the docs' markup must not silently leave commands out."""
-    texts = {command.id: command.text for command in COMMANDS}
-    assert texts["docs/cli.md:11"] == "cat samples.jsonl | ragmetrics evaluate - --metrics faithfulness,hallucination"
-    assert any(text.startswith("python benchmarks/llm_client.py --latency-ms 200") for text in texts.values())
+    texts = [command.text for command in COMMANDS]
+    assert "cat samples.jsonl | ragmetrics evaluate - --metrics faithfulness,hallucination" in texts  # a pipe
+    assert any(text.startswith("python benchmarks/llm_client.py --latency-ms 200") for text in texts)  # flags alone
     assert any(text.startswith("ragmetrics evaluate day.jsonl") and text.endswith("--budget-usd 20")
-               for text in texts.values())  # docs/scale.md's continued lines joined
-    assert "ragmetrics calibrate labelled.jsonl -o calibration.json --results scores.jsonl" in texts.values()
+               for text in texts)  # docs/scale.md's continued lines joined
+    assert "ragmetrics calibrate labelled.jsonl -o calibration.json --results scores.jsonl" in texts  # a plain block
+    assert any(text.startswith("pip install") for text in texts) and any("export " in text for text in texts)
     assert {command.doc for command in COMMANDS} >= {"README.md", "docs/cli.md", "docs/calibration.md",
                                                      "docs/llm_judge.md", "docs/scale.md"}
 
@@ -808,5 +809,5 @@ def test_documented_provider_settings_configure_the_judge(
 
 def test_the_provider_settings_were_found() -> None:
     where = [where for where, _ in PROVIDER_SETTINGS]
-    assert sum(w.startswith("docs/llm_judge.md") for w in where) == 4
-    assert sum(w.startswith("README.md") for w in where) == 4
+    assert sum(w.startswith("docs/llm_judge.md") for w in where) >= 4
+    assert sum(w.startswith("README.md") for w in where) >= 4
