@@ -196,16 +196,17 @@ def scrub_secrets(text: str) -> str:
         for shape in _SHAPES:
             if found.isdisjoint(shape.needles):
                 continue
-            if shape.after is None or _needle_followed(text, found.intersection(shape.needles), shape.after):
-                text = shape.pattern.sub(shape.replacement, text)
+            if shape.after is None or _needle_followed(text, folded, found.intersection(shape.needles), shape.after):
+                text, replaced = shape.pattern.subn(shape.replacement, text)
+                if replaced:
+                    folded = text.casefold()  # the next shape's needles are looked up in the text as it is now
     return text
 
 
-def _needle_followed(text: str, needles: Iterable[str], after: re.Pattern[str]) -> bool:
-    """Whether ``after`` matches right after an occurrence of a needle. Found in the casefolded text, a needle is
-    at the same place in ``text`` when casefolding changed no length (no "ß" → "ss"); otherwise the answer is yes,
-    and the shape's expression decides."""
-    folded = text.casefold()
+def _needle_followed(text: str, folded: str, needles: Iterable[str], after: re.Pattern[str]) -> bool:
+    """Whether ``after`` matches right after an occurrence of a needle. Found in ``folded`` (``text`` casefolded), a
+    needle is at the same place in ``text`` when casefolding changed no length (no "ß" → "ss"); otherwise the answer
+    is yes, and the shape's expression decides."""
     if len(folded) != len(text):
         return True
     for needle in needles:
