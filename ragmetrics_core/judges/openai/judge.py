@@ -544,7 +544,7 @@ class _CheckAsks:
         for claim_id in claim_ids:
             row = rows[claim_id]
             cells, rationale = row.chunks, row.rationale or None  # a neutral cell has no rationale of its own
-            table.append([check(cells[c], None if cells[c] is _NEUTRAL else rationale) for c in self.chunk_ids])
+            table.append([check(cells[c], None if cells[c] is Verdict.NEUTRAL else rationale) for c in self.chunk_ids])
         return table
 
     def _together(self, check: _CheckMaker, rows: dict[str, Row], claim_ids: list[str]) -> list[Check]:
@@ -554,7 +554,6 @@ class _CheckAsks:
 
 
 _new_check = builder(Check)
-_NEUTRAL = Verdict.NEUTRAL
 
 
 class _CheckMaker:
