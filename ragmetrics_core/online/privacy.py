@@ -11,12 +11,14 @@ stripped of its evidence (:func:`sanitize_result`): the other order would explai
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from ragmetrics_core.evidence import Evidence
 from ragmetrics_core.explain import metric_explanations
+from ragmetrics_core.online.types import Origin
 from ragmetrics_core.results import ClaimExplanation, EvaluationResult
 from ragmetrics_core.scrub import mask_known_secrets, scrub_secrets
 from ragmetrics_core.text import truncate
@@ -69,6 +71,24 @@ class Redactor:
     def error(self, message: str) -> str:
         """Our own error messages: always scrubbed and capped, kept even when texts are not captured."""
         return truncate(scrub_secrets(message), self.options.max_error_chars)
+
+    def label(self, value: str | None) -> str | None:
+        """An id or a name (document id, run id, tag, chain name): kept even when texts are not captured, so runs
+        can still be found, but with secrets masked (a signed URL as a document id, a key in a tag) and capped."""
+        if value is None:
+            return None
+        text = value if isinstance(value, str) else str(value)
+        text = scrub_secrets(text) if self.options.scrub_secrets else mask_known_secrets(text)
+        return truncate(text, self.options.max_text_chars)
+
+    def origin(self, origin: Origin) -> Origin:
+        """The origin as telemetry may show it: its names, ids and tags through :meth:`label`."""
+        return dataclasses.replace(
+            origin,
+            chain_name=self.label(origin.chain_name),
+            run_id=self.label(origin.run_id),
+            tags=tuple(self.label(tag) or "" for tag in origin.tags),
+        )
 
     def _clean(self, value: str, limit: int) -> str:
         text = value if isinstance(value, str) else str(value)

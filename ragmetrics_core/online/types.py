@@ -157,7 +157,7 @@ class SampleView:
             user_input=redactor.text(sample.user_input),
             response=redactor.text(sample.response),
             reference=redactor.text(sample.reference),
-            contexts=tuple(ContextView(redactor.text(c.text), c.id, c.score) for c in kept),
+            contexts=tuple(ContextView(redactor.text(c.text), redactor.label(c.id), c.score) for c in kept),
             n_contexts=len(sample.retrieved_contexts),
         )
 

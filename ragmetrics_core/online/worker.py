@@ -237,16 +237,17 @@ class Worker:
             return
         redactor = self._config.redactor
         view = None if sample is None else SampleView.of(sample, redactor)
-        span = submission.origin.span
-        subject = span if span is not None and span.valid else self._create_subject(submission.origin, view)
+        origin = redactor.origin(submission.origin)
+        span = origin.span
+        subject = span if span is not None and span.valid else self._create_subject(origin, view)
         record = EvaluationRecord(
             record_id=uuid.uuid4().hex,
-            origin=submission.origin,
+            origin=origin,
             decision=SamplingDecision.EVALUATED,
             route=submission.route.name or "default",
             rate=submission.route.rate,
             subject=subject,
-            sample_id=None if sample is None else sample.id,
+            sample_id=None if sample is None else redactor.label(sample.id),
             sample=view,
             result=None if result is None else sanitize_result(result, redactor),
             error=None if error is None else redactor.error(error),

@@ -196,3 +196,46 @@ def test_embedded_judge_tells_a_grounded_answer_from_a_hallucinated_one(
             attributes[sc.score_attribute("hallucination")],
         )
     assert scores == {"grounded": (1.0, 0.0), "hallucinated": (0.0, 1.0)}
+
+
+def test_credentials_in_document_ids_tags_and_run_names_never_reach_telemetry(
+    telemetry: Telemetry, tmp_path: Any
+) -> None:
+    """Ids, tags and names are telemetry too: a signed document URL, a tag or a run name quoting a key is masked
+    wherever it goes out (the RAG span, the evaluation span, the result events, the JSONL record)."""
+    from langchain_core.documents import Document
+
+    from ragmetrics_core.online import JsonlEmitter
+    from tests.langchain.conftest import make_store
+
+    signed_url = "https://docs.example/eiffel?api_key=hunter2hunter2hunter2"
+    documents = [Document(id=signed_url, page_content="The Eiffel Tower is in Paris.")]
+    retriever = make_store(documents).as_retriever(search_kwargs={"k": 1})
+    emitter = OtelEmitter(tracer_provider=telemetry.tracer_provider, logger_provider=telemetry.logger_provider)
+    out = tmp_path / "records.jsonl"
+    online = OnlinePipeline(
+        Evaluator(judge=ScriptedJudge(), metrics=METRICS), emitters=[emitter, JsonlEmitter(out)]
+    )
+    try:
+        _run(
+            retriever,
+            RagMetricsCallbackHandler(online),
+            run_name="support ghp_abcdefghijklmnopqrstuvwxyz0123",
+            tags=["tenant-7", "key=sk-proj-ABCDEFGHIJKLMNOPQRSTUV"],
+        )
+        assert online.flush(timeout_s=60)
+    finally:
+        online.shutdown(timeout_s=5)
+    exported = [span.to_json() for span in telemetry.spans.get_finished_spans()]
+    exported += [entry.to_json() for entry in telemetry.logs.get_finished_logs()]
+    exported.append(out.read_text(encoding="utf-8"))
+    text = "\n".join(exported)
+    for secret in ("hunter2hunter2", "ghp_abcdefghijklmnopqrstuvwxyz0123", "sk-proj-ABCDEFGHIJKLMNOPQRSTUV"):
+        assert secret not in text
+    # What is not a secret stays readable, so the run can still be found.
+    rag = next(s for s in telemetry.spans.get_finished_spans() if s.name.startswith("support"))
+    attributes = dict(rag.attributes or {})
+    assert attributes[sc.retrieval_document_attribute(0, sc.DOCUMENT_ID)] == "https://docs.example/eiffel?api_key=[redacted]"
+    assert rag.name == "support [redacted]"
+    assert attributes["tag.tags"] == ("tenant-7", "key=[redacted]")  # the SDK keeps sequences as tuples
+    assert online.stats().completed == 1

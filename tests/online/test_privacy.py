@@ -59,3 +59,24 @@ def test_caps_must_be_non_negative_ints(field: str) -> None:
         PrivacyOptions(**{field: -1})
     with pytest.raises(TypeError, match="redact"):
         PrivacyOptions(redact="upper")  # type: ignore[arg-type]
+
+
+def test_ids_and_names_go_out_without_captured_texts_but_never_with_a_secret() -> None:
+    from ragmetrics_core.online.types import Origin
+    from ragmetrics_core.scrub import SECRETS
+
+    redactor = Redactor(PrivacyOptions(capture_texts=False, max_text_chars=60))
+    assert redactor.label("doc-17") == "doc-17"
+    assert redactor.label(None) is None
+    assert redactor.label("https://s3.example/a.pdf?token=abcdef0123456789") == "https://s3.example/a.pdf?token=[redacted]"
+    assert redactor.label("x" * 100) == "x" * 59 + "…"
+    origin = Redactor(PrivacyOptions()).origin(
+        Origin(chain_name="bot sk-proj-AbCdEfGhIjKlMnOpQrSt1234", run_id="r-1", tags=("a", "password=hunter2"))
+    )
+    assert (origin.chain_name, origin.run_id, origin.tags) == ("bot [redacted]", "r-1", ("a", "password=[redacted]"))
+    # A secret the process was given is masked by value even with the guessing by shape turned off.
+    SECRETS.register("plainvalue-0042")
+    try:
+        assert Redactor(PrivacyOptions(scrub_secrets=False)).label("tag plainvalue-0042") == "tag [redacted]"
+    finally:
+        SECRETS.clear()  # the environment is read again on next use
