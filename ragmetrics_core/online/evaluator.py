@@ -338,6 +338,13 @@ class OnlinePipeline:
                 self._warn.warning("start", "ragmetrics could not start its worker: %s", type(exc).__name__)
                 return
             state.worker = worker
+        _started.add(self)
+        if self._atexit_registered:
+            # atexit runs the last registered hook first, and an OpenTelemetry SDK provider registers its own shutdown
+            # when it is created: usually after this pipeline (built at import time), before its first submission.
+            # Registered again now, our hook runs first and still has a provider to emit into.
+            atexit.unregister(self._at_exit)
+            atexit.register(self._at_exit)
 
     def _start_emitter_threads(self) -> tuple[EmitterThread, ...]:
         emitter_threads = []
@@ -398,7 +405,32 @@ class OnlinePipeline:
             return bool(abandoned or unfinished or state.failure_reasons.get("cancelled"))
 
     def _at_exit(self) -> None:
-        self.shutdown(self._atexit_timeout_s)
+        if not self.shutdown(self._atexit_timeout_s):
+            stats = self.stats()
+            reasons = ", ".join(f"{reason}: {count}" for reason, count in sorted(stats.failure_reasons.items()))
+            _log.warning(
+                "ragmetrics: the online pipeline did not finish within atexit_timeout_s=%g s at interpreter exit: "
+                "%d sample(s) abandoned in the queue, %d failed (%s); raise atexit_timeout_s, or call shutdown() "
+                "before the process exits",
+                self._atexit_timeout_s, stats.abandoned, stats.failed, reasons or "none",
+            )
+
+    def _report_unfinished_at_exit(self) -> None:
+        """Without the exit hook, say what the interpreter's exit is about to lose (daemon threads just stop)."""
+        if self._closed:
+            return
+        stats = self.stats()
+        with self._state.start_lock:
+            emitter_threads = self._state.emitter_threads
+        waiting = sum(thread.backlog() for thread in emitter_threads)
+        lost = stats.queued + stats.in_flight + waiting
+        if lost:
+            _log.warning(
+                "ragmetrics: %d sample(s) submitted to ragmetrics were not scored and emitted when the interpreter "
+                "exited (%d queued, %d being scored, %d waiting for an emitter) and are lost; call flush() on the "
+                "pipeline before exiting, or create it with OnlinePipeline(register_atexit=True)",
+                lost, stats.queued, stats.in_flight, waiting,
+            )
 
 
 class _Ledger:
@@ -415,6 +447,22 @@ class _Ledger:
 
     def settle(self, failure_reason: str | None, usage: Usage) -> None:
         self._owner._settle(failure_reason, usage)
+
+
+_started: weakref.WeakSet[OnlinePipeline] = weakref.WeakSet()
+"""Pipelines whose worker started: what is still pending in them at exit is reported, not silently lost."""
+
+
+def _report_unfinished_at_exit() -> None:
+    for pipeline in list(_started):
+        try:
+            pipeline._report_unfinished_at_exit()
+        except Exception:  # nothing may fail the interpreter's exit
+            continue
+
+
+# Registered on import, so it runs after every pipeline's own exit hook (atexit runs the last registered first).
+atexit.register(_report_unfinished_at_exit)
 
 
 def _positive_int(name: str, value: object) -> None:

@@ -144,6 +144,10 @@ class EmitterThread:
     def stats(self) -> EmitterStats:
         return EmitterStats(emitted=self._emitted, failed=self._failed, dropped=self._dropped)
 
+    def backlog(self) -> int:
+        """Records (and flush or close markers) offered and not yet taken by the thread."""
+        return self._queue.qsize()
+
     def _run(self) -> None:
         while True:
             item = self._queue.get()
