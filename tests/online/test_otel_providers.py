@@ -4,9 +4,13 @@ queue filling up nor an exporter that blocks ever holds up scoring, and it uses 
 from __future__ import annotations
 
 import ast
+import os
+import subprocess
+import sys
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from opentelemetry.sdk._logs import LoggerProvider
 from opentelemetry.sdk._logs.export import BatchLogRecordProcessor, InMemoryLogRecordExporter
@@ -100,3 +104,44 @@ def test_no_emitter_reads_a_private_attribute_of_another_library() -> None:
                 if owner not in ours:
                     found.append(f"{path.name}: {owner}.{node.attr}")
     assert found == []
+
+
+def test_an_app_without_opentelemetry_providers_is_told_once_where_its_scores_did_not_go() -> None:
+    """With no provider set, the API's placeholders drop every span and event; the emitter says so, once per kind,
+    instead of counting them as emitted in silence. A fresh interpreter: the API's providers can be set only once."""
+    root = Path(__file__).resolve().parents[2]
+    script = """
+from ragmetrics_core.engine import Evaluator
+from ragmetrics_core.online import OnlinePipeline, OtelEmitter
+from tests.online.conftest import paris_draft
+from tests.online.judges import ScriptedJudge
+
+online = OnlinePipeline(Evaluator(judge=ScriptedJudge(), metrics=["faithfulness"]), emitters=[OtelEmitter()])
+for _ in range(3):
+    online.submit(paris_draft())
+assert online.flush(30)
+assert online.stats().emitters["otel"].emitted == 3
+"""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(root), str(root / "integrations")])}
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, env=env, cwd=root, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    lines = [line for line in done.stderr.splitlines() if line.startswith("ragmetrics")]
+    assert len(lines) == 2, done.stderr
+    assert "no OpenTelemetry tracer provider" in lines[0] and "set_tracer_provider" in lines[0]
+    assert "no OpenTelemetry logger provider" in lines[1] and "log_events=False" in lines[1]
+
+
+def test_providers_passed_or_set_globally_draw_no_warning(make_online: MakeOnline, caplog: Any) -> None:
+    tracer_provider, logger_provider = TracerProvider(), LoggerProvider()
+    online = make_online(emitters=[OtelEmitter(tracer_provider=tracer_provider, logger_provider=logger_provider)])
+    try:
+        with caplog.at_level("WARNING", logger="ragmetrics.online"):
+            online.submit(paris_draft())
+            assert online.flush(timeout_s=10)
+        assert [r.getMessage() for r in caplog.records if "provider" in r.getMessage()] == []
+    finally:
+        online.shutdown(timeout_s=5)
+        tracer_provider.shutdown()
+        logger_provider.shutdown()

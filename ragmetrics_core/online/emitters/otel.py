@@ -13,6 +13,7 @@ worker never waits for them. The providers are only used through the OpenTelemet
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections import OrderedDict
@@ -29,6 +30,14 @@ from ragmetrics_core.online.types import EvaluationRecord, Origin, SampleView, S
 __all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
 
 _SCOPE = "ragmetrics"
+
+_log = logging.getLogger("ragmetrics.online")
+
+# The OpenTelemetry API's stand-ins while the app has set no provider (the proxies) or chose none: they drop
+# everything. Told apart by class name, since the API does not export its proxy logger provider.
+_PLACEHOLDER_PROVIDERS = frozenset(
+    {"ProxyTracerProvider", "NoOpTracerProvider", "_DefaultTracerProvider", "ProxyLoggerProvider", "NoOpLoggerProvider"}
+)
 
 MAX_UNENDED_SPANS = 10_000
 """RAG spans waiting for their record to reach this emitter; past it, the oldest are ended at the next emit."""
@@ -73,6 +82,7 @@ class OtelEmitter:
         self._unended: OrderedDict[int, tuple[Span, int]] = OrderedDict()
         self._overdue: list[tuple[Span, int]] = []
         self._unended_lock = threading.Lock()
+        self._providers_checked = False
 
     @property
     def name(self) -> str:
@@ -98,6 +108,9 @@ class OtelEmitter:
         return SpanRef.of(context, created=True)
 
     def emit(self, record: EvaluationRecord) -> None:
+        if not self._providers_checked:
+            self._providers_checked = True
+            self._warn_about_missing_providers()
         self._end_created_spans(record)
         subject_context = _context_of(record.subject)
         span = self._get_tracer().start_span(
@@ -137,6 +150,28 @@ class OtelEmitter:
         self.force_flush(timeout_s)
 
     # ------------------------------------------------------------------ internals
+
+    def _warn_about_missing_providers(self) -> None:
+        """Once, at the first record: say so when the global providers are the API's placeholders, which drop
+        everything (an app that never configured the SDK would otherwise see nothing, and no reason)."""
+        if self._tracer_provider is None and type(trace.get_tracer_provider()).__name__ in _PLACEHOLDER_PROVIDERS:
+            _log.warning(
+                "ragmetrics: OtelEmitter %r has no OpenTelemetry tracer provider (none passed, and "
+                "opentelemetry.trace.set_tracer_provider() was not called), so its evaluation spans go nowhere; "
+                "configure the SDK (docs/tracing_backends.md) or pass tracer_provider=",
+                self._name,
+            )
+        if (
+            self._log_events
+            and self._logger_provider is None
+            and type(get_logger_provider()).__name__ in _PLACEHOLDER_PROVIDERS
+        ):
+            _log.warning(
+                "ragmetrics: OtelEmitter %r has no OpenTelemetry logger provider (none passed, and "
+                "opentelemetry._logs.set_logger_provider() was not called), so its gen_ai.evaluation.result events "
+                "go nowhere; set one (docs/tracing_backends.md) or pass log_events=False",
+                self._name,
+            )
 
     def _end_created_spans(self, record: EvaluationRecord | None) -> None:
         """End the RAG span made for ``record`` (every one, for ``None``) and any left overdue."""
