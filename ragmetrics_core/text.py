@@ -13,10 +13,13 @@ def clean_text(text: str) -> str:
     Surrogates arrive from ``surrogateescape``-decoded bytes or broken JSON; left in, they make every
     later ``encode`` (HTTP, OTLP, JSONL) raise far from where the text came in.
     """
-    repaired = (
-        text.encode("utf-16", "surrogatepass").decode("utf-16", "replace") if _has_surrogate(text) else text
-    )
-    return unicodedata.normalize("NFC", repaired)
+    return unicodedata.normalize("NFC", repair_surrogates(text))
+
+
+def repair_surrogates(text: str) -> str:
+    """``text`` with unpaired surrogates replaced by U+FFFD and nothing else changed (for ids and names, which are
+    matched byte for byte and so are not normalised)."""
+    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace") if _has_surrogate(text) else text
 
 
 def _has_surrogate(text: str) -> bool:

@@ -21,7 +21,7 @@ from ragmetrics_core.explain import metric_explanations
 from ragmetrics_core.online.types import Origin
 from ragmetrics_core.results import ClaimExplanation, EvaluationResult
 from ragmetrics_core.scrub import mask_known_secrets, scrub_secrets
-from ragmetrics_core.text import truncate
+from ragmetrics_core.text import repair_surrogates, truncate
 
 __all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
 
@@ -69,15 +69,17 @@ class Redactor:
         return self._clean(value, self.options.max_text_chars)
 
     def error(self, message: str) -> str:
-        """Our own error messages: always scrubbed and capped, kept even when texts are not captured."""
-        return truncate(scrub_secrets(message), self.options.max_error_chars)
+        """Our own error messages: always scrubbed and capped, kept even when texts are not captured (and encodable:
+        a judge's exception may quote a text as it got it)."""
+        return truncate(scrub_secrets(repair_surrogates(message)), self.options.max_error_chars)
 
     def label(self, value: str | None) -> str | None:
         """An id or a name (document id, run id, tag, chain name): kept even when texts are not captured, so runs
-        can still be found, but with secrets masked (a signed URL as a document id, a key in a tag) and capped."""
+        can still be found, but with secrets masked (a signed URL as a document id, a key in a tag) and capped, and
+        encodable (a file name decoded with ``surrogateescape`` would fail the OTLP export of a whole batch)."""
         if value is None:
             return None
-        text = value if isinstance(value, str) else str(value)
+        text = repair_surrogates(value if isinstance(value, str) else str(value))
         text = scrub_secrets(text) if self.options.scrub_secrets else mask_known_secrets(text)
         return truncate(text, self.options.max_text_chars)
 

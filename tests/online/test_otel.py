@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable
 from typing import Any
 
@@ -257,3 +258,28 @@ def test_the_global_providers_are_used_when_none_are_given(
     assert online.flush(10)
     assert by_name(telemetry.spans.get_finished_spans(), sc.EVALUATION_SPAN_NAME)
     assert len(telemetry.logs.get_finished_logs()) == len(METRICS)
+
+
+def test_ids_names_and_tags_with_lone_surrogates_still_encode_for_otlp(
+    make_online: MakeOnline, telemetry: Telemetry
+) -> None:
+    """A document id that is a file name decoded with ``surrogateescape`` (``os.fsdecode`` of non-UTF-8 bytes), or a
+    run name cut from broken JSON, holds lone surrogates. The OTLP encoder cannot encode them: one such attribute
+    fails the whole export batch, the app's own spans in it included. Texts are repaired on validation; ids, names and
+    tags must be too."""
+    from opentelemetry.exporter.otlp.proto.common._log_encoder import encode_logs
+    from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
+
+    file_name = os.fsdecode(b"caf\xe9-menu.txt")  # what os.listdir gives for a Latin-1 file name
+    broken = "support \ud800 bot"
+    online = make_online(emitters=[otel(telemetry)])
+    draft = paris_draft(contexts=[ContextDraft("Paris is in France.", id=file_name)])
+    online.submit(draft, Origin(chain_name=broken, run_id=broken, tags=(broken,)))
+    assert online.flush(10)
+    spans = telemetry.spans.get_finished_spans()
+    assert len(spans) == 2  # the RAG span (named after the chain) and the evaluation span
+    assert encode_spans(spans).SerializeToString()
+    assert encode_logs(telemetry.logs.get_finished_logs()).SerializeToString()
+    rag = next(s for s in spans if s.name != sc.EVALUATION_SPAN_NAME)
+    assert rag.name == "support \ufffd bot"
+    assert dict(rag.attributes or {})[sc.retrieval_document_attribute(0, sc.DOCUMENT_ID)] == "caf\ufffd-menu.txt"

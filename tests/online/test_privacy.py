@@ -80,3 +80,10 @@ def test_ids_and_names_go_out_without_captured_texts_but_never_with_a_secret() -
         assert Redactor(PrivacyOptions(scrub_secrets=False)).label("tag plainvalue-0042") == "tag [redacted]"
     finally:
         SECRETS.clear()  # the environment is read again on next use
+
+
+def test_error_messages_and_labels_are_always_encodable() -> None:
+    redactor = Redactor(PrivacyOptions())
+    assert redactor.error("judge said: bad \udce9 byte") == "judge said: bad \ufffd byte"
+    assert redactor.label("caf\udce9") == "caf\ufffd"
+    assert redactor.label("Cafe\u0301") == "Cafe\u0301"  # ids are matched byte for byte: not normalised
