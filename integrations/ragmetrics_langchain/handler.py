@@ -57,6 +57,7 @@ class HandlerStats:
     skipped_no_retrieval: int
     runs_failed: int
     runs_interrupted: int
+    runs_abandoned: int
     submit_failures: int
     callback_failures: int
     runs: RunTableStats
@@ -176,6 +177,8 @@ class RagMetricsCallbackHandler(BaseCallbackHandler):
             record = self._runs.finish_root(run_id.int)
             if record is not None:
                 self._finish_root(record, outputs, kwargs.get("inputs"))
+            else:
+                self._runs.end_child(run_id.int)
         except Exception as error:
             self._callback_failed("on_chain_end", error)
 
@@ -187,6 +190,7 @@ class RagMetricsCallbackHandler(BaseCallbackHandler):
                 self._runs.mark_interrupted(run_id.int)
             record = self._runs.finish_root(run_id.int)
             if record is None:
+                self._runs.end_child(run_id.int)
                 return
             if record.interrupted:
                 self._park(record)
@@ -222,6 +226,14 @@ class RagMetricsCallbackHandler(BaseCallbackHandler):
         except Exception as error:
             self._callback_failed("on_retriever_end", error)
 
+    def on_retriever_error(
+        self, error: BaseException, *, run_id: UUID, parent_run_id: UUID | None = None, **kwargs: Any
+    ) -> None:
+        try:
+            self._runs.end_child(run_id.int)
+        except Exception as failure:
+            self._callback_failed("on_retriever_error", failure)
+
     def on_tool_start(
         self,
         serialized: dict[str, Any] | None,
@@ -240,6 +252,20 @@ class RagMetricsCallbackHandler(BaseCallbackHandler):
                 self._runs.start_child(run_id.int, parent_run_id.int, False)
         except Exception as error:
             self._callback_failed("on_tool_start", error)
+
+    def on_tool_end(self, output: Any, *, run_id: UUID, parent_run_id: UUID | None = None, **kwargs: Any) -> None:
+        try:
+            self._runs.end_child(run_id.int)
+        except Exception as error:
+            self._callback_failed("on_tool_end", error)
+
+    def on_tool_error(
+        self, error: BaseException, *, run_id: UUID, parent_run_id: UUID | None = None, **kwargs: Any
+    ) -> None:
+        try:
+            self._runs.end_child(run_id.int)
+        except Exception as failure:
+            self._callback_failed("on_tool_error", failure)
 
     # -- reporting ----------------------------------------------------------------------------------
 
@@ -286,6 +312,11 @@ class RagMetricsCallbackHandler(BaseCallbackHandler):
     def _finish_root(self, record: RootRun, outputs: Any, end_inputs: Any) -> None:
         if record.interrupted:
             self._park(record)
+            return
+        if record.open_children:
+            # LangChain ends a sync stream the caller stopped reading as if it had finished, with the partial
+            # output; the runs still streaming below it show the cut. A fragment is not an answer to score.
+            self._count("runs_abandoned")
             return
         if self._require_retrieval and not record.retrievals:
             self._count("skipped_no_retrieval")

@@ -43,6 +43,9 @@ class RootRun:
     started_at: float
     retrievals: list[Sequence[Any] | None] = field(default_factory=list)
     children: list[int] = field(default_factory=list)
+    # Children started and not yet ended: a root that ends with some still open was cut short (a stream the caller
+    # stopped reading), since a run that completes ends every child before itself.
+    open_children: set[int] = field(default_factory=set)
     interrupted: bool = False
     resumed: bool = False
 
@@ -117,6 +120,7 @@ class RunTable:
                 root.retrievals.append(None)
             self._owner[run_id] = (root, slot)
             root.children.append(run_id)
+            root.open_children.add(run_id)
             return True
 
     def note_orphan(self) -> None:
@@ -131,6 +135,13 @@ class RunTable:
             # A copy of the list (not of the documents): a later step that reranks or filters the
             # retriever's list in place must not change what was retrieved.
             owner[0].retrievals[owner[1]] = list(documents)
+            owner[0].open_children.discard(run_id)
+
+    def end_child(self, run_id: int) -> None:
+        """A child run ended (or failed); ``set.discard`` is atomic, so no lock."""
+        owner = self._owner.get(run_id)
+        if owner is not None:
+            owner[0].open_children.discard(run_id)
 
     def mark_interrupted(self, run_id: int) -> None:
         root = self._roots.get(run_id)

@@ -99,6 +99,36 @@ async def test_astream_takes_the_real_input_from_the_end_event(
     assert_rag_sample(sink.only(), QUESTION, expected_docs(QUESTION), run_id)
 
 
+def test_a_stream_the_caller_stops_reading_is_not_scored_as_a_finished_answer(
+    retriever: BaseRetriever, sink: RecordingSink, handler: RagMetricsCallbackHandler
+) -> None:
+    """A client that disconnects mid-answer: LangChain ends the root run normally, with the partial output ("Th"),
+    while the model and parser runs below it are still open. Scored, the fragment would read as an unfaithful
+    answer and page someone; it is dropped and counted instead, as the LlamaIndex integration drops its streams."""
+    chain = rag_chain(retriever)
+    stream = chain.stream(QUESTION, config={"callbacks": [handler]})
+    assert [next(stream) for _ in range(2)] == ["T", "h"]  # FakeListChatModel streams a character at a time
+    stream.close()  # what `break` in a for loop does
+    assert sink.items == []
+    stats = handler.stats()
+    assert stats.runs_abandoned == 1 and stats.samples_submitted == 0
+    assert (stats.runs.live_runs, stats.runs.tracked_children) == (0, 0)
+    # The same chain read to the end is still one sample, with the whole answer.
+    assert "".join(chain.stream(QUESTION, config={"callbacks": [handler]})) == ANSWER
+    assert sink.only().draft.response == ANSWER
+
+
+async def test_an_async_stream_the_caller_stops_reading_is_not_scored_either(
+    retriever: BaseRetriever, sink: RecordingSink, handler: RagMetricsCallbackHandler
+) -> None:
+    stream = rag_chain(retriever).astream(QUESTION, config={"callbacks": [handler]})
+    assert [await anext(stream) for _ in range(2)] == ["T", "h"]
+    await stream.aclose()
+    # LangChain's async path reports the cut as an error of the root (when its inner generators are finalised), or
+    # not at all until then; either way nothing is submitted, and an unended run is freed after run_ttl_s.
+    assert sink.items == []
+
+
 QUESTIONS = [
     "Where is the Eiffel Tower?",
     "What is the capital of Italy?",
