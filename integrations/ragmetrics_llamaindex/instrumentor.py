@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import logging
 import threading
 import uuid
+import weakref
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any, Unpack
@@ -20,6 +22,12 @@ from ragmetrics_llamaindex.options import CaptureOptions, CaptureSettings, captu
 from ragmetrics_llamaindex.stats import CaptureStats, Outcome
 
 __all__: list[str] = []  # internal: no public names here (docs/architecture.md, "The surface")
+
+_log = logging.getLogger("ragmetrics_llamaindex")
+
+_attached: weakref.WeakSet[RagMetricsInstrumentor] = weakref.WeakSet()
+_attach_lock = threading.Lock()
+"""Instrumentors with handlers on a dispatcher: at most one per dispatcher, or every query is submitted twice."""
 
 
 def default_sink() -> SampleSink:
@@ -105,24 +113,31 @@ class RagMetricsInstrumentor:
         return self._handlers is not None
 
     def instrument(self, dispatcher: Dispatcher | None = None) -> RagMetricsInstrumentor:
-        """Attach to ``dispatcher`` (LlamaIndex's root dispatcher by default); idempotent."""
+        """Attach to ``dispatcher`` (LlamaIndex's root dispatcher by default); idempotent.
+
+        Another instrumentor attached to the same dispatcher (a notebook cell run twice) is detached, with a warning:
+        both would capture, and submit, every query."""
         target = dispatcher if dispatcher is not None else get_dispatcher()
-        with self._lock:
-            if self._handlers is not None:
-                if target is not self._dispatcher:
-                    raise RuntimeError(
-                        "RagMetricsInstrumentor is already attached to dispatcher "
-                        f"{self._dispatcher.name if self._dispatcher else '?'!r}; call uninstrument() first"
-                    )
-                return self
-            if self._sink is None:
-                self._sink = default_sink()
-            registry = TraceRegistry(self._sink, self._options, self._stats)
-            span_tap = SpanTap(registry, self._scope)
-            event_tap = EventTap(registry)
-            target.add_span_handler(span_tap)
-            target.add_event_handler(event_tap)
-            self._registry, self._dispatcher, self._handlers = registry, target, (span_tap, event_tap)
+        with _attach_lock:
+            with self._lock:
+                if self._handlers is not None:
+                    if target is not self._dispatcher:
+                        raise RuntimeError(
+                            "RagMetricsInstrumentor is already attached to dispatcher "
+                            f"{self._dispatcher.name if self._dispatcher else '?'!r}; call uninstrument() first"
+                        )
+                    return self
+            _detach_others(target)
+            with self._lock:
+                if self._sink is None:
+                    self._sink = default_sink()
+                registry = TraceRegistry(self._sink, self._options, self._stats)
+                span_tap = SpanTap(registry, self._scope)
+                event_tap = EventTap(registry)
+                target.add_span_handler(span_tap)
+                target.add_event_handler(event_tap)
+                self._registry, self._dispatcher, self._handlers = registry, target, (span_tap, event_tap)
+            _attached.add(self)
         return self
 
     def uninstrument(self) -> None:
@@ -137,6 +152,7 @@ class RagMetricsInstrumentor:
             dispatcher.event_handlers = [h for h in dispatcher.event_handlers if h is not event_tap]
             registry = self._registry
             self._registry, self._dispatcher, self._handlers = None, None, None
+        _attached.discard(self)
         if registry is not None:
             registry.drop_all()
 
@@ -186,3 +202,25 @@ class RagMetricsInstrumentor:
 
     def __exit__(self, *exc: Any) -> None:
         self.uninstrument()
+
+
+def _detach_others(target: Dispatcher) -> None:
+    """Remove every other instrumentor's handlers from ``target``, including those of one garbage-collected while
+    attached (its handlers stay on the dispatcher)."""
+    others = [other for other in list(_attached) if other._dispatcher is target]
+    for other in others:
+        other.uninstrument()
+    stale_spans = [h for h in target.span_handlers if isinstance(h, SpanTap)]
+    stale_events = [h for h in target.event_handlers if isinstance(h, EventTap)]
+    if stale_spans or stale_events:
+        # Rebind rather than mutate, as uninstrument() does: the dispatcher may be iterating on another thread.
+        target.span_handlers = [h for h in target.span_handlers if not isinstance(h, SpanTap)]
+        target.event_handlers = [h for h in target.event_handlers if not isinstance(h, EventTap)]
+        for tap in stale_spans:
+            tap.registry.drop_all()
+    if others or stale_spans or stale_events:
+        _log.warning(
+            "ragmetrics: another RagMetricsInstrumentor was attached to LlamaIndex dispatcher %r (a cell run "
+            "twice?); it is detached, so that each query is captured once, by the new one",
+            target.name,
+        )

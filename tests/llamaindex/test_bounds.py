@@ -89,6 +89,30 @@ def test_instrument_is_idempotent_and_refuses_a_second_dispatcher(sink: Recordin
     assert not instr.is_instrumented
 
 
+def test_a_second_instrumentor_on_the_same_dispatcher_replaces_the_first_so_each_query_counts_once(
+    index: VectorStoreIndex, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A notebook cell run twice builds a new pipeline and a new instrumentor, while the first stays attached: each
+    query would be submitted twice (twice the judge's cost, every count doubled). The newer one wins, and says so."""
+    first_sink, second_sink = RecordingSink(), RecordingSink()
+    first = RagMetricsInstrumentor(first_sink).instrument()
+    try:
+        with caplog.at_level("WARNING", logger="ragmetrics_llamaindex"):
+            second = RagMetricsInstrumentor(second_sink).instrument()
+        try:
+            root = get_dispatcher()
+            assert sum(type(h).__name__ == "SpanTap" for h in root.span_handlers) == 1
+            assert sum(type(h).__name__ == "EventTap" for h in root.event_handlers) == 1
+            assert "another RagMetricsInstrumentor" in caplog.text
+            index.as_query_engine(llm=MockLLM(max_tokens=2)).query("capital of Spain")
+            assert (len(first_sink.items), len(second_sink.items)) == (0, 1)
+            assert not first.is_instrumented and second.is_instrumented
+        finally:
+            second.uninstrument()
+    finally:
+        first.uninstrument()  # harmless on a replaced instrumentor
+
+
 @pytest.mark.parametrize(
     "bad",
     [{"max_text_chars": 0}, {"max_contexts": -1}, {"max_open_queries": 0}, {"max_text_chars": "many"}],
