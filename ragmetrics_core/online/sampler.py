@@ -51,6 +51,12 @@ class Route:
 
     def __post_init__(self) -> None:
         _check_rate(self.rate)
+        if isinstance(self.tags, str):  # frozenset("vip") would be its letters: a route that never matches
+            raise TypeError(f"Route tags must be a collection of strings, e.g. tags={{{self.tags!r}}}, not a string")
+        if self.chain_name is not None and not isinstance(self.chain_name, str):
+            raise TypeError(f"Route chain_name must be a string or None, got {type(self.chain_name).__name__}")
+        if not isinstance(self.metadata, Mapping):
+            raise TypeError(f"Route metadata must be a mapping, got {type(self.metadata).__name__}")
         object.__setattr__(self, "tags", frozenset(self.tags))
         object.__setattr__(self, "metadata", dict(self.metadata))
         object.__setattr__(self, "bound", round(self.rate * _KEY_SPACE))

@@ -109,6 +109,17 @@ def test_other_invalid_settings_are_refused() -> None:
         Sampler(routes=[0.5])  # type: ignore[list-item]
 
 
+def test_a_route_given_one_tag_as_a_bare_string_is_refused_rather_than_split_into_letters() -> None:
+    # frozenset("vip") is {"v", "i", "p"}: such a route would silently never match a run tagged "vip".
+    with pytest.raises(TypeError, match=r"tags=\{'vip'\}"):
+        Route(0.5, tags="vip")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="chain_name"):
+        Route(0.5, chain_name=3)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="metadata"):
+        Route(0.5, metadata="tenant=acme")  # type: ignore[arg-type]
+    assert Route(0.5, tags=["vip"]).matches(Origin(tags=("vip", "eu")))
+
+
 def test_throttle_admits_max_per_minute_then_refills_continuously() -> None:
     clock = FakeClock()
     sampler = Sampler(max_per_minute=60, clock=clock)
