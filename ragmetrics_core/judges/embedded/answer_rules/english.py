@@ -52,12 +52,12 @@ _OWNER_RE = re.compile(r"^(.+?)['’]s\s+\S")
 """The owner in a possessive subject ("Tony Morris's car" → Tony Morris)."""
 # Clause splitting (:mod:`..claims`): where a sentence splits, which words end its subject.
 PARTICIPLE_OPENERS = lexicon.EN_PARTICIPLE_OPENERS
-CLAUSE_SPLIT_RE = re.compile(
-    r",\s+(?P<conj>and|but|while|whereas|yet|so|although|though)\s+"
+CLAUSE_SPLIT_RE = re.compile(  # the look-ahead fails most positions at one test instead of five
+    r"(?=,|\s+(?:and|but)\b)(?:,\s+(?P<conj>and|but|while|whereas|yet|so|although|though)\s+"
     r"|,\s+(?P<rel>which|who)\s+"
     r"|,\s+(?P<part>" + "|".join(sorted(PARTICIPLE_OPENERS)) + r")\s+"
     r"|\s+(?P<pron>and|but)\s+(?=(?:its|his|her|their|it|he|she|they)\s)"
-    r"|\s+(?P<verb>and|but)\s+(?=(?:" + "|".join(sorted(lexicon.EN_AUXILIARIES | lexicon.EN_CLAUSE_VERBS)) + r")\s)",
+    r"|\s+(?P<verb>and|but)\s+(?=(?:" + "|".join(sorted(lexicon.EN_AUXILIARIES | lexicon.EN_CLAUSE_VERBS)) + r")\s))",
     re.IGNORECASE,
 )
 SPLIT_CUES: tuple[str, ...] = (",", "and", "but")
