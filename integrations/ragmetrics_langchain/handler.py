@@ -194,6 +194,8 @@ class RagMetricsCallbackHandler(BaseCallbackHandler):
                 return
             if record.interrupted:
                 self._park(record)
+            elif isinstance(error, GeneratorExit):  # an async stream the caller stopped reading, now finalised
+                self._count("runs_abandoned")
             else:
                 self._count("runs_failed")
         except Exception as failure:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 import uuid
 from collections.abc import Callable
@@ -118,15 +119,22 @@ def test_a_stream_the_caller_stops_reading_is_not_scored_as_a_finished_answer(
     assert sink.only().draft.response == ANSWER
 
 
-async def test_an_async_stream_the_caller_stops_reading_is_not_scored_either(
+def test_an_async_stream_the_caller_stops_reading_is_counted_as_abandoned_not_failed(
     retriever: BaseRetriever, sink: RecordingSink, handler: RagMetricsCallbackHandler
 ) -> None:
-    stream = rag_chain(retriever).astream(QUESTION, config={"callbacks": [handler]})
-    assert [await anext(stream) for _ in range(2)] == ["T", "h"]
-    await stream.aclose()
-    # LangChain's async path reports the cut as an error of the root (when its inner generators are finalised), or
-    # not at all until then; either way nothing is submitted, and an unended run is freed after run_ttl_s.
+    """LangChain's async path reports the cut as the root's error, a ``GeneratorExit``, once the stream's inner
+    generators are finalised (here: when ``asyncio.run`` shuts down the loop's async generators)."""
+
+    async def read_two_chunks() -> list[str]:
+        stream = rag_chain(retriever).astream(QUESTION, config={"callbacks": [handler]})
+        chunks = [await anext(stream) for _ in range(2)]
+        await stream.aclose()
+        return chunks
+
+    assert asyncio.run(read_two_chunks()) == ["T", "h"]
     assert sink.items == []
+    stats = handler.stats()
+    assert (stats.runs_abandoned, stats.runs_failed, stats.runs.live_runs) == (1, 0, 0)
 
 
 QUESTIONS = [
