@@ -31,10 +31,11 @@ _attach_lock = threading.Lock()
 
 
 def default_sink() -> SampleSink:
-    """The library's own :class:`~ragmetrics_core.online.OnlinePipeline` with its defaults."""
-    from ragmetrics_core.online import OnlinePipeline
+    """The process-wide default :class:`~ragmetrics_core.online.OnlinePipeline`, shared with the LangChain handler:
+    the embedded judge, an ``OtelEmitter`` on the app's global providers, a bounded flush at exit."""
+    from ragmetrics_core.online.defaults import default_pipeline
 
-    return OnlinePipeline()
+    return default_pipeline()
 
 
 class CaptureHandle:

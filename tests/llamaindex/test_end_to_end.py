@@ -165,16 +165,23 @@ async def test_concurrent_queries_each_get_their_own_evaluation(index: VectorSto
     assert parents == requests
 
 
-def test_without_an_evaluator_the_default_online_pipeline_scores_the_queries(index: VectorStoreIndex) -> None:
+def test_without_an_evaluator_the_shared_default_pipeline_scores_and_emits_the_queries(index: VectorStoreIndex) -> None:
+    """Like the LangChain handler's: one pipeline per process (a handler per request must not start a worker per
+    request), an OtelEmitter on the app's global providers and a flush at exit. It used to be a private pipeline per
+    instrumentor with no emitter and no exit hook, so its scores went nowhere."""
+    from ragmetrics_core.online.defaults import default_pipeline
+    from ragmetrics_llamaindex import RagMetricsCallbackHandler
+
     instrumentor = RagMetricsInstrumentor().instrument()
     online = instrumentor.pipeline
     try:
+        assert online is default_pipeline() is RagMetricsCallbackHandler().pipeline
         assert isinstance(online, OnlinePipeline)
+        before = online.stats()
         index.as_query_engine(llm=MockLLM(max_tokens=4)).query("capital of Italy")
         assert online.flush(FLUSH_S)
         stats = online.stats()
-        assert (stats.submitted, stats.completed, stats.failed) == (1, 1, 0)
+        assert (stats.submitted - before.submitted, stats.completed - before.completed, stats.failed) == (1, 1, 0)
+        assert stats.emitters["otel"].emitted >= 1
     finally:
-        instrumentor.uninstrument()
-        if isinstance(online, OnlinePipeline):
-            online.shutdown(timeout_s=5)
+        instrumentor.uninstrument()  # the shared pipeline stays up for the rest of the process, as in an app
