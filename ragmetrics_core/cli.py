@@ -57,6 +57,12 @@ def _run(argv: Sequence[str] | None) -> int:
     except (InputError, JudgeConfigError, ValueError) as error:
         print(f"ragmetrics: error: {error}", file=sys.stderr)
         return EXIT_USAGE
+    except BrokenPipeError:
+        raise  # the reader of stdout went away: main() handles it
+    except OSError as error:  # an output that cannot be written (a directory, a full disk): said, not a traceback
+        where = f"{error.filename}: " if error.filename else ""
+        print(f"ragmetrics: error: {where}{error.strerror or error}", file=sys.stderr)
+        return EXIT_USAGE
     except KeyboardInterrupt:
         print("ragmetrics: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
@@ -284,6 +290,9 @@ def _evaluate(args: argparse.Namespace) -> int:
         from ragmetrics_core.metrics.registry import check_metric_ids
 
         check_metric_ids(metrics)
+    for option, path in (("--out", args.out), ("--report", args.report)):
+        if path is not None:
+            _check_writable(option, path)
     settings = _judge_settings(args, _limits(args))
     calibration = _calibration(args.calibration, settings, args.scoring)
     backend = _backend(args, settings, metrics)
@@ -378,6 +387,22 @@ def _write_report(args: argparse.Namespace, run: BatchRun) -> None:
     print(f"report: {path}")
 
 
+def _check_writable(option: str, path: str) -> None:
+    """Refuse an output that cannot be written before any sample is judged, not with a traceback after the run
+    (the scores of a run without ``--out`` would be lost). Leaves no file behind that was not there."""
+    target = Path(path)
+    existed = target.exists()
+    try:
+        if not target.parent.exists():
+            target.parent.mkdir(parents=True)
+        with target.open("a", encoding="utf-8"):
+            pass
+    except OSError as error:
+        raise ValueError(f"{option} {path}: cannot write there ({error.strerror or error})") from None
+    if not existed:
+        target.unlink()
+
+
 def _calibration(path: str | None, settings: JudgeSettings, scoring: str) -> Calibration | None:
     if path is None:
         return None
@@ -453,6 +478,9 @@ def _report(args: argparse.Namespace) -> int:
     from ragmetrics_core.report.data import read_report_data
     from ragmetrics_core.report.html import write_report_data
 
+    if not Path(args.results).is_file():
+        reason = "is a directory" if Path(args.results).is_dir() else "cannot open: No such file or directory"
+        raise InputError(RowError(args.results, reason))
     data = read_report_data(args.results, {metric: spec.direction for metric, spec in METRICS.items()})
     if not data.figures.added:
         raise ValueError(f"{args.results}: no results found")

@@ -251,7 +251,13 @@ def test_scoring_option_chooses_graded_or_binary_scores(tmp_path: Path, run_cli:
 
 @pytest.mark.parametrize(
     ("name", "content"),
-    [("empty.jsonl", ""), ("blank.jsonl", "\n\n"), ("header_only.csv", "user_input,response,retrieved_contexts\n")],
+    [
+        ("empty.jsonl", ""),
+        ("blank.jsonl", "\n\n"),
+        ("header_only.csv", "user_input,response,retrieved_contexts\n"),
+        ("empty.json", ""),
+        ("blank.json", " \r\n\n"),
+    ],
 )
 def test_an_input_without_samples_exits_non_zero_with_one_line(
     tmp_path: Path, run_cli: RunCli, name: str, content: str
@@ -262,6 +268,42 @@ def test_an_input_without_samples_exits_non_zero_with_one_line(
     assert done.stdout == ""
     [line] = done.stderr.strip().splitlines()
     assert name in line and "no samples" in line
+
+
+@pytest.mark.parametrize("option", ["--out", "--report"])
+@pytest.mark.parametrize("where", ["a directory", "below a file"])
+def test_an_output_that_cannot_be_written_fails_before_any_sample_is_judged(
+    tmp_path: Path, run_cli: RunCli, option: str, where: str
+) -> None:
+    write_jsonl(tmp_path / "in.jsonl", [good_row(0)])
+    (tmp_path / "results").mkdir()
+    target = "results" if where == "a directory" else "in.jsonl/out.jsonl"
+    done = run_cli("evaluate", "in.jsonl", option, target)
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr
+    [line] = done.stderr.strip().splitlines()
+    assert line.startswith(f"ragmetrics: error: {option} {target}: cannot write")
+    assert ("Is a directory" if where == "a directory" else "Not a directory") in line
+    assert done.stdout == ""  # refused up front: no summary, nothing judged
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["in.jsonl", "results"]
+
+
+def test_report_of_a_missing_results_file_says_it_is_missing(tmp_path: Path, run_cli: RunCli) -> None:
+    done = run_cli("report", "missing.jsonl", "-o", "report.html")
+    assert done.returncode == 2
+    assert "missing.jsonl: cannot open: No such file or directory" in done.stderr
+    assert not (tmp_path / "report.html").exists()
+
+
+def test_report_to_a_path_that_cannot_be_written_is_an_error_without_traceback(
+    tmp_path: Path, run_cli: RunCli
+) -> None:
+    write_jsonl(tmp_path / "in.jsonl", [good_row(0)])
+    assert run_cli("evaluate", "in.jsonl", "--out", "out.jsonl").returncode == 0
+    (tmp_path / "taken").mkdir()
+    done = run_cli("report", "out.jsonl", "-o", "taken")
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "ragmetrics: error:" in done.stderr and "taken" in done.stderr
 
 
 @pytest.mark.parametrize("buffered", [True, False])
