@@ -115,7 +115,11 @@ def _evaluate_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
         description="Score every sample in INPUT; one result row per sample goes to --out as it finishes, "
         "so an interrupted run resumes where it stopped when run again with the same --out.",
     )
-    evaluate.add_argument("input", metavar="INPUT", help="input file, or - for standard input (JSONL)")
+    evaluate.add_argument(
+        "input", metavar="INPUT",
+        help="a .jsonl, .json or .csv file, or - for standard input (JSON lines or a JSON document, told apart by "
+        "content; --format csv for CSV)",
+    )
     evaluate.add_argument(
         "--format",
         choices=("auto", "jsonl", "json", "csv", "ragchecker"),
@@ -171,7 +175,10 @@ def _evaluate_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
     )
     scale.add_argument("--budget-tokens", type=int, help="stop calling the judge once this many tokens are used")
     progress = evaluate.add_mutually_exclusive_group()
-    progress.add_argument("--progress", dest="progress", action="store_true", default=None, help="always show")
+    progress.add_argument(
+        "--progress", dest="progress", action="store_true", default=None,
+        help="always show a progress bar (default: only when stderr is a terminal)",
+    )
     progress.add_argument("--no-progress", dest="progress", action="store_false", help="never show a progress bar")
     evaluate.add_argument(
         "--calibration", metavar="FILE",

@@ -121,6 +121,13 @@ def test_stdin_json_array_and_ragchecker_by_content(tmp_path: Path, run_cli: Run
     done = run_cli("evaluate", "-", input=checked)
     assert done.returncode == 0, done.stderr
     assert _table(done.stdout)["overall_f1"][0] == "0.683"
+    csv_text = 'user_input,retrieved_contexts,response\nq,"[""The sky is blue.""]",The sky is blue.\n'
+    done = run_cli("evaluate", "-", "--format", "csv", "--metrics", "faithfulness", input=csv_text)
+    assert done.returncode == 0 and "1 sample: 1 evaluated" in done.stdout, done.stderr
+    # the help says what standard input may hold, as the three runs above feed it (it once said "JSONL" only)
+    helped = " ".join(run_cli("evaluate", "--help").stdout.split())
+    assert "- for standard input (JSON lines or a JSON document, told apart by content; --format csv for CSV)" in helped
+    assert "--progress always show a progress bar (default: only when stderr is a terminal)" in helped
 
 
 def test_ragchecker_example_reproduces_its_figures(tmp_path: Path, run_cli: RunCli, ragchecker_dir: Path) -> None:
@@ -162,7 +169,7 @@ def test_report_subcommand_rebuilds_the_report_from_results(tmp_path: Path, run_
         (["evaluate", "in.jsonl", "--column", "answer"], "FIELD=COLUMN"),
         (["evaluate", "in.jsonl", "--price", "1"], "--price takes two numbers"),
         (["evaluate", "in.jsonl", "--judge", "openai"], "RAGMETRICS_JUDGE_MODEL"),
-        (["report", "nothing.jsonl", "-o", "r.html"], "no results found"),
+        (["report", "nothing.jsonl", "-o", "r.html"], "nothing.jsonl: cannot open: No such file or directory"),
         (["evaluate", "in.jsonl", "--retry-failed"], "needs the results file"),
     ],
 )
@@ -288,11 +295,27 @@ def test_an_output_that_cannot_be_written_fails_before_any_sample_is_judged(
     assert sorted(path.name for path in tmp_path.iterdir()) == ["in.jsonl", "results"]
 
 
-def test_report_of_a_missing_results_file_says_it_is_missing(tmp_path: Path, run_cli: RunCli) -> None:
-    done = run_cli("report", "missing.jsonl", "-o", "report.html")
-    assert done.returncode == 2
-    assert "missing.jsonl: cannot open: No such file or directory" in done.stderr
-    assert not (tmp_path / "report.html").exists()
+@pytest.mark.parametrize("out", ["out.jsonl", "out.csv"])
+def test_a_resume_asking_for_metrics_the_results_lack_is_refused_naming_them(
+    tmp_path: Path, run_cli: RunCli, out: str
+) -> None:
+    write_jsonl(tmp_path / "in.jsonl", [good_row(0), good_row(1)])
+    assert run_cli("evaluate", "in.jsonl", "--out", out, "--metrics", "faithfulness,context_recall").returncode == 0
+    before = (tmp_path / out).read_bytes()
+    done = run_cli("evaluate", "in.jsonl", "--out", out, "--metrics", "faithfulness,hallucination")
+    assert done.returncode == 2 and done.stdout == ""  # not a summary that silently leaves hallucination out
+    [line] = done.stderr.strip().splitlines()
+    assert f"{out}:" in line
+    assert "hold no hallucination (written with other metrics: faithfulness, context_recall)" in line
+    assert line.endswith("resume with those metrics or write to a new --out")
+    assert (tmp_path / out).read_bytes() == before
+    again = run_cli("evaluate", "in.jsonl", "--out", out, "--metrics", "faithfulness")
+    if out.endswith(".jsonl"):  # fewer metrics than the rows hold: every sample is there with the one asked for
+        assert again.returncode == 0, again.stderr
+        assert "0 evaluated, 2 resumed" in again.stdout
+    else:  # a CSV header has a column per metric: its rows and this run's would not line up
+        assert again.returncode == 2 and "different columns" in again.stderr
+    assert (tmp_path / out).read_bytes() == before
 
 
 def test_report_to_a_path_that_cannot_be_written_is_an_error_without_traceback(
