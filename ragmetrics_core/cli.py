@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ragmetrics_core.formats import InputError, RowError, parse_column_mapping
+from ragmetrics_core.formats import InputError, InputFormat, RowError, parse_column_mapping
 from ragmetrics_core.formats.errors import NO_SAMPLES
 from ragmetrics_core.formats.results_io import claims_path, output_format
 from ragmetrics_core.judge_factory import JudgeConfigError, JudgeSettings
@@ -268,6 +268,8 @@ def _calibrate_parser(commands: argparse._SubParsersAction[argparse.ArgumentPars
 def _calibrate(args: argparse.Namespace) -> int:
     from ragmetrics_core.calibration.command import run_calibrate
 
+    _refuse_overwriting("--out", args.out, [("the labelled file", args.input), ("the --results file", args.results)])
+    _warn_if_not_utf8(args.input, args.format)
     return run_calibrate(args, _judge_settings(args), on_row_error=_print_row_error)
 
 
@@ -297,9 +299,13 @@ def _evaluate(args: argparse.Namespace) -> int:
         from ragmetrics_core.metrics.registry import check_metric_ids
 
         check_metric_ids(metrics)
-    for option, path in (("--out", args.out), ("--report", args.report)):
+    read = [("the input file", args.input)]
+    outputs = (("--out", args.out, read), ("--report", args.report, [*read, ("the --out file", args.out)]))
+    for option, path, taken in outputs:
         if path is not None:
+            _refuse_overwriting(option, path, taken)
             _check_writable(option, path)
+    _warn_if_not_utf8(args.input, args.format)
     settings = _judge_settings(args, _limits(args))
     calibration = _calibration(args.calibration, settings, args.scoring)
     backend = _backend(args, settings, metrics)
@@ -394,6 +400,36 @@ def _write_report(args: argparse.Namespace, run: BatchRun) -> None:
     print(f"report: {path}")
 
 
+def _warn_if_not_utf8(source: str, fmt: InputFormat) -> None:
+    """Say once where an input file stops being UTF-8: its rows are still read, with U+FFFD for those bytes."""
+    from ragmetrics_core.formats.loader import STDIN, first_line_not_utf8, format_is_known
+
+    if source == STDIN or not Path(source).is_file() or not format_is_known(fmt, source):
+        return  # stdin is read once, as it comes; a missing file or an unknown extension is refused on opening
+    line = first_line_not_utf8(source)
+    if line is not None:
+        print(
+            f"ragmetrics: warning: {source}:{line}: not valid UTF-8; such bytes are read as U+FFFD (saved in "
+            "another encoding? save the file as UTF-8)",
+            file=sys.stderr,
+        )
+
+
+def _refuse_overwriting(option: str, path: str, taken: Sequence[tuple[str, str | None]]) -> None:
+    """An output is never a file the command reads or writes otherwise: ``--report`` typed for ``--out`` would replace
+    the data with an HTML page."""
+    for what, other in taken:
+        if other is not None and other != "-" and _same_file(path, other):
+            raise ValueError(f"{option} {path} is {what}; name another file")
+
+
+def _same_file(first: str, second: str) -> bool:
+    try:
+        return os.path.samefile(first, second)
+    except OSError:  # one of them does not exist yet: the same path, then
+        return Path(first).resolve() == Path(second).resolve()
+
+
 def _check_writable(option: str, path: str) -> None:
     """Refuse an output that cannot be written before any sample is judged, not with a traceback after the run
     (the scores of a run without ``--out`` would be lost). Leaves no file behind that was not there."""
@@ -485,6 +521,7 @@ def _report(args: argparse.Namespace) -> int:
     from ragmetrics_core.report.data import read_report_data
     from ragmetrics_core.report.html import write_report_data
 
+    _refuse_overwriting("--out", args.out, [("the results file", args.results)])
     if not Path(args.results).is_file():
         reason = "is a directory" if Path(args.results).is_dir() else "cannot open: No such file or directory"
         raise InputError(RowError(args.results, reason))

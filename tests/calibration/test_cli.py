@@ -126,6 +126,17 @@ def test_data_that_cannot_be_calibrated_is_a_usage_error_naming_why(
     assert not (tmp_path / "c.json").exists()
 
 
+@pytest.mark.parametrize(("out", "clash"), [("labelled.jsonl", "the labelled file"), ("scores.jsonl", "the --results")])
+def test_calibration_written_over_its_own_input_is_refused(
+    tmp_path: Path, run_cli: RunCli, out: str, clash: str
+) -> None:
+    source = write(tmp_path / "labelled.jsonl", labelled_rows(20))
+    done = run_cli("calibrate", str(source), "--results", "scores.jsonl", "-o", out, "--no-progress")
+    assert done.returncode == 2 and f"--out {out} is {clash}" in done.stderr
+    assert source.read_text(encoding="utf-8") == "".join(json.dumps(row) + "\n" for row in labelled_rows(20))
+    assert not (tmp_path / "scores.jsonl").exists()  # refused before any sample was judged
+
+
 def test_evaluate_refuses_a_calibration_it_cannot_use(tmp_path: Path, run_cli: RunCli) -> None:
     source = write(tmp_path / "in.jsonl", labelled_rows(1))
     future = json.loads(make_calibration(judge="embedded").to_json())

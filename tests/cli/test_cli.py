@@ -318,6 +318,48 @@ def test_a_resume_asking_for_metrics_the_results_lack_is_refused_naming_them(
     assert (tmp_path / out).read_bytes() == before
 
 
+def test_a_file_in_another_encoding_is_scored_with_a_warning_naming_its_first_bad_line(
+    tmp_path: Path, run_cli: RunCli
+) -> None:
+    text = "user_input,retrieved_contexts,response\nq,Tea is hot.,Tea is hot.\n"
+    text += "q,Le café est ouvert.,Le café est ouvert.\n"
+    (tmp_path / "excel.csv").write_bytes(text.encode("cp1252"))  # Excel's "CSV (Comma delimited)"
+    done = run_cli("evaluate", "excel.csv", "--metrics", "faithfulness")
+    assert done.returncode == 0, done.stderr
+    assert "2 samples: 2 evaluated" in done.stdout  # read and scored, as before ...
+    [line] = done.stderr.strip().splitlines()  # ... and said once, not per reading or per row
+    assert line.startswith("ragmetrics: warning: excel.csv:3: not valid UTF-8") and "U+FFFD" in line
+    (tmp_path / "excel.xlsx").write_bytes(b"PK\x03\x04\xff\xfe")  # refused by its extension: that error alone
+    done = run_cli("evaluate", "excel.xlsx")
+    assert done.returncode == 2 and "warning" not in done.stderr and "cannot tell the format" in done.stderr
+    (tmp_path / "utf8.csv").write_text(text.replace("café", "кафе 咖啡"), encoding="utf-8")
+    done = run_cli("evaluate", "utf8.csv", "--metrics", "faithfulness")
+    assert done.returncode == 0 and done.stderr == ""
+
+
+@pytest.mark.parametrize(
+    ("args", "clash"),
+    [
+        (["evaluate", "in.jsonl", "--report", "in.jsonl"], "--report in.jsonl is the input file"),
+        (["evaluate", "in.jsonl", "--report", "./in.jsonl", "--out", "x.jsonl"], "--report ./in.jsonl is the input"),
+        (["evaluate", "in.jsonl", "--out", "done.jsonl", "--report", "done.jsonl"], "--report done.jsonl is the --out"),
+        (["evaluate", "in.jsonl", "--out", "in.jsonl"], "--out in.jsonl is the input file"),
+        (["report", "done.jsonl", "-o", "done.jsonl"], "--out done.jsonl is the results file"),
+    ],
+)
+def test_an_output_that_is_an_input_is_refused_before_it_is_overwritten(
+    tmp_path: Path, run_cli: RunCli, args: list[str], clash: str
+) -> None:
+    # a slip of the flag (--report where --out was meant) must not replace the data with an HTML page
+    write_jsonl(tmp_path / "in.jsonl", [good_row(0)])
+    assert run_cli("evaluate", "in.jsonl", "--out", "done.jsonl").returncode == 0
+    before = {path.name: path.read_bytes() for path in tmp_path.iterdir()}
+    done = run_cli(*args)
+    assert done.returncode == 2 and done.stdout == ""
+    assert f"ragmetrics: error: {clash}" in done.stderr
+    assert {path.name: path.read_bytes() for path in tmp_path.iterdir()} == before
+
+
 def test_report_to_a_path_that_cannot_be_written_is_an_error_without_traceback(
     tmp_path: Path, run_cli: RunCli
 ) -> None:
