@@ -523,8 +523,8 @@ def _report(args: argparse.Namespace) -> int:
 
     _refuse_overwriting("--out", args.out, [("the results file", args.results)])
     if not Path(args.results).is_file():
-        reason = "is a directory" if Path(args.results).is_dir() else "cannot open: No such file or directory"
-        raise InputError(RowError(args.results, reason))
+        reason = "Is a directory" if Path(args.results).is_dir() else "No such file or directory"
+        raise InputError(RowError(args.results, f"cannot open: {reason}"))  # as evaluate says it of its input
     data = read_report_data(args.results, {metric: spec.direction for metric, spec in METRICS.items()})
     if not data.figures.added:
         raise ValueError(f"{args.results}: no results found")

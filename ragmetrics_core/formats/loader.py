@@ -169,6 +169,11 @@ def source_name(source: Source) -> str:
 
 
 def _open(source: Source) -> tuple[str, TextIO, bool]:
+    if isinstance(source, io.BufferedIOBase | io.RawIOBase):  # open(path, "rb"), BytesIO: bytes, not rows
+        raise TypeError(
+            f"{source_name(source)} is a binary stream: open the file as text (open(path, encoding='utf-8'), "
+            "gzip.open(path, 'rt')) or pass its path"
+        )
     if isinstance(source, io.TextIOBase) or hasattr(source, "read"):
         return source_name(source), cast(TextIO, source), False
     if str(source) == STDIN:

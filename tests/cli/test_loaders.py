@@ -208,6 +208,17 @@ def test_invalid_utf8_is_repaired_not_fatal(tmp_path: Path) -> None:
     assert sample.user_input == "caf\ufffd"
 
 
+def test_a_binary_stream_is_refused_saying_to_open_it_as_text(tmp_path: Path) -> None:
+    path = tmp_path / "in.jsonl"
+    path.write_text(json.dumps(good_row(1)) + "\n", "utf-8")
+    with path.open("rb") as handle, pytest.raises(TypeError, match=r"binary stream.*open\(path, encoding='utf-8'\)"):
+        load_samples(handle)
+    with pytest.raises(TypeError, match="binary stream"):
+        load_samples(io.BytesIO(path.read_bytes()))
+    with path.open(encoding="utf-8") as handle:  # the same file as text is read
+        assert len(load_samples(handle)) == 1
+
+
 def test_the_first_line_that_is_not_utf8_is_found_across_read_blocks(tmp_path: Path) -> None:
     from ragmetrics_core.formats.loader import first_line_not_utf8
 
