@@ -50,6 +50,10 @@ class Budget:
     parent: Budget | None = None
     started: float = field(default_factory=time.monotonic)
     """When the sample started (``time.monotonic``)."""
+    quiet_until: float = -math.inf
+    """``time.perf_counter`` time before which a checkpoint in the open stretch has nothing to do unless a budget of
+    the chain is cancelled: set when a wall-metered stretch opens (:meth:`start_stretch`), so that the commonest
+    checkpoint reads one clock and compares once."""
 
     def cancel(self) -> None:
         self.cancelled = True
@@ -79,13 +83,38 @@ class Budget:
 
     def start_stretch(self) -> None:
         self.in_stretch = True
-        self.stretch_wall_started = time.perf_counter()
+        self.stretch_wall_started = now = time.perf_counter()
         self.stretch_started = time.thread_time() if self.by_cpu_clock else None
+        self.quiet_until = -math.inf if self.stretch_started is not None else now + self._quiet_for()
 
     def end_stretch(self) -> None:
         self.spent_s = self.used()
         self.in_stretch = False
         self.stretch_started = None
+        self.quiet_until = -math.inf
+
+    def _quiet_for(self) -> float:
+        """How long the stretch opening now can run before a checkpoint could act: before it passes the grace (the
+        CPU clock takes over) or the wall-clock bound of any budget of the chain passes its limit (each bound grows
+        by the time the stretch runs). Negative when a checkpoint must look at once."""
+        quiet = self.grace_s - self.spent_s
+        bound = 0.0
+        budget: Budget | None = self
+        while budget is not None:
+            if budget is not self and budget.in_stretch:
+                return -math.inf  # an enclosing stretch open too: its time grows as well; no shortcut
+            bound += budget.spent_s
+            quiet = min(quiet, budget.limit_s - bound)
+            budget = budget.parent
+        return quiet
+
+    def cancelled_in_chain(self) -> bool:
+        budget: Budget | None = self
+        while budget is not None:
+            if budget.cancelled:
+                return True
+            budget = budget.parent
+        return False
 
     def meter_by_cpu_clock(self) -> None:
         """Past the grace inside a long stretch: charge its wall time so far and meter the rest by the CPU clock."""
@@ -145,7 +174,7 @@ def metered() -> Iterator[None]:
 def checkpoint() -> None:
     """Raise :class:`EvaluationBudgetExceeded` when the current budget is spent or cancelled; a no-op without one."""
     budget = _current.get()
-    if budget is None:
+    if budget is None or (time.perf_counter() < budget.quiet_until and not budget.cancelled_in_chain()):
         return
     budget.meter_by_cpu_clock()  # a stretch opens on the innermost budget only
     if _surely_within(budget):

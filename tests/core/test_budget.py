@@ -103,3 +103,28 @@ def _burn_wall(seconds: float) -> None:
     end = time.perf_counter() + seconds
     while time.perf_counter() < end:
         pass
+
+
+def test_an_enclosing_budget_nearly_spent_still_stops_a_fresh_inner_one() -> None:
+    # The checkpoint's shortcut (no clock but one, while nothing can be spent) must count every budget of the chain.
+    with cpu_budget(0.5) as outer:
+        outer.spent_s = 0.4  # as earlier samples' budgets leave it when they close
+        with cpu_budget(30.0), metered():
+            checkpoint()
+            _burn(0.2)
+            with pytest.raises(EvaluationBudgetExceeded, match=r"limit 0\.5 s"):
+                checkpoint()
+
+
+def test_a_checkpoint_with_nothing_to_do_takes_the_shortcut(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Budgets with room left, no cancel: the chain of budgets is not walked (most checkpoints of every sample).
+    walks: list[None] = []
+    real = budget_module._surely_within
+    monkeypatch.setattr(budget_module, "_surely_within", lambda budget: walks.append(None) or real(budget))
+    with cpu_budget(None), cpu_budget(30.0), metered():
+        for _ in range(20):
+            checkpoint()
+    assert walks == []
+    with cpu_budget(30.0):
+        checkpoint()  # outside a metered stretch: the long way, as before
+    assert len(walks) == 1
