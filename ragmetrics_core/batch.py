@@ -254,9 +254,12 @@ def evaluate_file(
     if metrics is None and from_ragchecker:
         metrics = RAGCHECKER_METRICS
     run.aggregate_mode = AggregationMode(aggregate_mode or ("ragchecker" if from_ragchecker else "determined"))
+    given = evaluator is not None
     evaluator = _scorer(plan, evaluator, backend, judge, metrics, options)
-    if index is not None and index.rows:
-        _check_stored_metrics(index.path, list(getattr(evaluator, "metrics", None) or metrics or METRICS))
+    # the metrics the run scores: an evaluator of the caller's that does not say them is taken as it is
+    scored = getattr(evaluator, "metrics", None) or (None if given else metrics or METRICS)
+    if index is not None and index.rows and scored:
+        _check_stored_metrics(index.path, list(scored))
     # resume: the summary starts from the rows already written; nothing per row is kept from them afterwards
     if index is not None and run.resumed:
         _resume(run, index, plan, fitted)
