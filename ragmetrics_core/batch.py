@@ -26,9 +26,9 @@ from typing import TYPE_CHECKING, Protocol
 from ragmetrics_core._lazy import Renamed, lazy_package, renamed_keyword
 from ragmetrics_core.aggregate import AggregationMode, DatasetReport, RunningAggregate
 from ragmetrics_core.engine import AsyncEvaluator, Evaluator, run_sync
-from ragmetrics_core.formats import InputFormat, LoadedSample, RowError, iter_samples
+from ragmetrics_core.formats import InputError, InputFormat, LoadedSample, RowError, iter_samples
 from ragmetrics_core.formats.loader import STDIN, IdLedger, Source
-from ragmetrics_core.formats.results_io import ResultsIndex, ResultWriter, is_complete, scan_results
+from ragmetrics_core.formats.results_io import ResultsIndex, ResultWriter, is_complete, scan_results, stored_metrics
 from ragmetrics_core.judge_factory import JudgeSettings, build_evaluator
 from ragmetrics_core.judges.base import Judge, Usage
 from ragmetrics_core.judges.quota import BUDGET_EXHAUSTED
@@ -254,7 +254,12 @@ def evaluate_file(
     if metrics is None and from_ragchecker:
         metrics = RAGCHECKER_METRICS
     run.aggregate_mode = AggregationMode(aggregate_mode or ("ragchecker" if from_ragchecker else "determined"))
+    given = evaluator is not None
     evaluator = _scorer(plan, evaluator, backend, judge, metrics, options)
+    # the metrics the run scores: an evaluator of the caller's that does not say them is taken as it is
+    scored = getattr(evaluator, "metrics", None) or (None if given else metrics or METRICS)
+    if index is not None and index.rows and scored:
+        _check_stored_metrics(index.path, list(scored))
     # resume: the summary starts from the rows already written; nothing per row is kept from them afterwards
     if index is not None and run.resumed:
         _resume(run, index, plan, fitted)
@@ -302,6 +307,24 @@ def _scorer(
             "RAGChecker input carries its own claims and verdicts: score it with one judge, not an ensemble"
         )
     return evaluator
+
+
+def _check_stored_metrics(path: Path, metrics: Sequence[str]) -> None:
+    """Refuse to resume into rows that lack a metric this run asks for: its summary would leave it out, and the
+    resumed samples would never get it. Rows holding more metrics than asked for are fine (``calibrate --results``
+    on the results of a full ``evaluate``)."""
+    stored = stored_metrics(path)
+    if stored is None:
+        return
+    held, line = stored
+    missing = [metric for metric in metrics if metric not in held]
+    if missing:
+        raise InputError(RowError(
+            str(path),
+            f"its rows hold no {', '.join(missing)} (written with other metrics: {', '.join(held)}); resume with "
+            "those metrics or write to a new --out",
+            line=line,
+        ))
 
 
 def _resume(run: BatchRun, index: ResultsIndex, plan: _Plan, calibration: Calibration | None) -> None:

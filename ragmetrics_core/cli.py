@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ragmetrics_core.formats import InputError, RowError, parse_column_mapping
+from ragmetrics_core.formats import InputError, InputFormat, RowError, parse_column_mapping
 from ragmetrics_core.formats.errors import NO_SAMPLES
 from ragmetrics_core.formats.results_io import claims_path, output_format
 from ragmetrics_core.judge_factory import JudgeConfigError, JudgeSettings
@@ -56,6 +56,12 @@ def _run(argv: Sequence[str] | None) -> int:
         code: int = args.handler(args)
     except (InputError, JudgeConfigError, ValueError) as error:
         print(f"ragmetrics: error: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    except BrokenPipeError:
+        raise  # the reader of stdout went away: main() handles it
+    except OSError as error:  # an output that cannot be written (a directory, a full disk): said, not a traceback
+        where = f"{error.filename}: " if error.filename else ""
+        print(f"ragmetrics: error: {where}{error.strerror or error}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         print("ragmetrics: interrupted", file=sys.stderr)
@@ -109,7 +115,11 @@ def _evaluate_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
         description="Score every sample in INPUT; one result row per sample goes to --out as it finishes, "
         "so an interrupted run resumes where it stopped when run again with the same --out.",
     )
-    evaluate.add_argument("input", metavar="INPUT", help="input file, or - for standard input (JSONL)")
+    evaluate.add_argument(
+        "input", metavar="INPUT",
+        help="a .jsonl, .json or .csv file, or - for standard input (JSON lines or a JSON document, told apart by "
+        "content; --format csv for CSV)",
+    )
     evaluate.add_argument(
         "--format",
         choices=("auto", "jsonl", "json", "csv", "ragchecker"),
@@ -165,7 +175,10 @@ def _evaluate_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
     )
     scale.add_argument("--budget-tokens", type=int, help="stop calling the judge once this many tokens are used")
     progress = evaluate.add_mutually_exclusive_group()
-    progress.add_argument("--progress", dest="progress", action="store_true", default=None, help="always show")
+    progress.add_argument(
+        "--progress", dest="progress", action="store_true", default=None,
+        help="always show a progress bar (default: only when stderr is a terminal)",
+    )
     progress.add_argument("--no-progress", dest="progress", action="store_false", help="never show a progress bar")
     evaluate.add_argument(
         "--calibration", metavar="FILE",
@@ -255,6 +268,8 @@ def _calibrate_parser(commands: argparse._SubParsersAction[argparse.ArgumentPars
 def _calibrate(args: argparse.Namespace) -> int:
     from ragmetrics_core.calibration.command import run_calibrate
 
+    _refuse_overwriting("--out", args.out, [("the labelled file", args.input), ("the --results file", args.results)])
+    _warn_if_not_utf8(args.input, args.format)
     return run_calibrate(args, _judge_settings(args), on_row_error=_print_row_error)
 
 
@@ -284,6 +299,13 @@ def _evaluate(args: argparse.Namespace) -> int:
         from ragmetrics_core.metrics.registry import check_metric_ids
 
         check_metric_ids(metrics)
+    read = [("the input file", args.input)]
+    outputs = (("--out", args.out, read), ("--report", args.report, [*read, ("the --out file", args.out)]))
+    for option, path, taken in outputs:
+        if path is not None:
+            _refuse_overwriting(option, path, taken)
+            _check_writable(option, path)
+    _warn_if_not_utf8(args.input, args.format)
     settings = _judge_settings(args, _limits(args))
     calibration = _calibration(args.calibration, settings, args.scoring)
     backend = _backend(args, settings, metrics)
@@ -378,6 +400,52 @@ def _write_report(args: argparse.Namespace, run: BatchRun) -> None:
     print(f"report: {path}")
 
 
+def _warn_if_not_utf8(source: str, fmt: InputFormat) -> None:
+    """Say once where an input file stops being UTF-8: its rows are still read, with U+FFFD for those bytes."""
+    from ragmetrics_core.formats.loader import STDIN, first_line_not_utf8, format_is_known
+
+    if source == STDIN or not Path(source).is_file() or not format_is_known(fmt, source):
+        return  # stdin is read once, as it comes; a missing file or an unknown extension is refused on opening
+    line = first_line_not_utf8(source)
+    if line is not None:
+        print(
+            f"ragmetrics: warning: {source}:{line}: not valid UTF-8; such bytes are read as U+FFFD (saved in "
+            "another encoding? save the file as UTF-8)",
+            file=sys.stderr,
+        )
+
+
+def _refuse_overwriting(option: str, path: str, taken: Sequence[tuple[str, str | None]]) -> None:
+    """An output is never a file the command reads or writes otherwise: ``--report`` typed for ``--out`` would replace
+    the data with an HTML page."""
+    for what, other in taken:
+        if other is not None and other != "-" and _same_file(path, other):
+            raise ValueError(f"{option} {path} is {what}; name another file")
+
+
+def _same_file(first: str, second: str) -> bool:
+    try:
+        return os.path.samefile(first, second)
+    except OSError:  # one of them does not exist yet: the same path, then
+        return Path(first).resolve() == Path(second).resolve()
+
+
+def _check_writable(option: str, path: str) -> None:
+    """Refuse an output that cannot be written before any sample is judged, not with a traceback after the run
+    (the scores of a run without ``--out`` would be lost). Leaves no file behind that was not there."""
+    target = Path(path)
+    existed = target.exists()
+    try:
+        if not target.parent.exists():
+            target.parent.mkdir(parents=True)
+        with target.open("a", encoding="utf-8"):
+            pass
+    except OSError as error:
+        raise ValueError(f"{option} {path}: cannot write there ({error.strerror or error})") from None
+    if not existed:
+        target.unlink()
+
+
 def _calibration(path: str | None, settings: JudgeSettings, scoring: str) -> Calibration | None:
     if path is None:
         return None
@@ -453,6 +521,10 @@ def _report(args: argparse.Namespace) -> int:
     from ragmetrics_core.report.data import read_report_data
     from ragmetrics_core.report.html import write_report_data
 
+    _refuse_overwriting("--out", args.out, [("the results file", args.results)])
+    if not Path(args.results).is_file():
+        reason = "Is a directory" if Path(args.results).is_dir() else "No such file or directory"
+        raise InputError(RowError(args.results, f"cannot open: {reason}"))  # as evaluate says it of its input
     data = read_report_data(args.results, {metric: spec.direction for metric, spec in METRICS.items()})
     if not data.figures.added:
         raise ValueError(f"{args.results}: no results found")

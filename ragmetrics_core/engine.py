@@ -100,8 +100,9 @@ class Evaluator:
             judge = EmbeddedJudge()
         if not isinstance(judge, Judge):
             raise TypeError(f"judge must implement the Judge protocol (extract, check, similarity), got {judge!r}")
+        if metrics is not None:
+            check_metric_ids(metrics)
         requested = list(METRICS) if metrics is None else list(dict.fromkeys(metrics))
-        check_metric_ids(requested)
         if not requested:
             raise ValueError("metrics must name at least one metric")
         extras = tuple(extra_metrics)

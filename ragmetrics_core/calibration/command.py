@@ -59,8 +59,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--concurrency", type=int, default=4, help="samples evaluated at once (default 4)")
     progress = parser.add_mutually_exclusive_group()
-    progress.add_argument("--progress", dest="progress", action="store_true", default=None, help="always show")
+    progress.add_argument(
+        "--progress", dest="progress", action="store_true", default=None,
+        help="always show a progress bar (default: only when stderr is a terminal)",
+    )
     progress.add_argument("--no-progress", dest="progress", action="store_false", help="never show a progress bar")
+
+
+def _scored_metrics(results: str | None, metrics: list[str]) -> list[str]:
+    """The metrics to score: those asked for or, when the ``--results`` file holds them among more (the results of a
+    full ``ragmetrics evaluate``), the file's own, so that rows scored now fit it (a CSV header has a column each)."""
+    from ragmetrics_core.formats.results_io import stored_metrics
+    from ragmetrics_core.metrics import METRICS
+
+    stored = stored_metrics(results) if results is not None and Path(results).is_file() else None
+    held = [metric for metric in stored[0] if metric in METRICS] if stored is not None else []
+    return held if set(metrics) <= set(held) else metrics
 
 
 def run_calibrate(
@@ -82,7 +96,7 @@ def run_calibrate(
         out=args.results,
         format=args.format,
         columns=parse_column_mapping(args.column),
-        metrics=metrics,
+        metrics=_scored_metrics(args.results, metrics),
         judge=judge,
         options=options,
         concurrency=args.concurrency,

@@ -171,6 +171,8 @@ def read_cell(field: str, column: str, cell: Any) -> Any:
     them. Text may hold a list of contexts (a JSON array or a Python list literal, as pandas writes one; other text
     is one context) or a JSON metadata object; an empty cell is no value. A cell that already holds a list, an
     object or a number (a DataFrame built in Python) is taken as it is."""
+    if field == "id" and isinstance(cell, float) and cell.is_integer():
+        return int(cell)  # pandas makes a number column with an empty cell floats: the file's id 7 is 7.0 there
     if not isinstance(cell, str):
         return cell
     if cell == "":

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import io
 import json
 import sys
@@ -30,6 +31,7 @@ Source = str | Path | TextIO | Any
 STDIN = "-"
 _RAGCHECKER_MARKERS = ("response_claims", "answer2response", "retrieved2response", "retrieved2answer")
 _EXTENSIONS: dict[str, TableFormat] = {".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json", ".csv": "csv"}
+_BINARY_TABLES = (".parquet", ".xlsx", ".xls", ".feather", ".arrow", ".pkl", ".pickle")
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,6 +169,11 @@ def source_name(source: Source) -> str:
 
 
 def _open(source: Source) -> tuple[str, TextIO, bool]:
+    if isinstance(source, io.BufferedIOBase | io.RawIOBase):  # open(path, "rb"), BytesIO: bytes, not rows
+        raise TypeError(
+            f"{source_name(source)} is a binary stream: open the file as text (open(path, encoding='utf-8'), "
+            "gzip.open(path, 'rt')) or pass its path"
+        )
     if isinstance(source, io.TextIOBase) or hasattr(source, "read"):
         return source_name(source), cast(TextIO, source), False
     if str(source) == STDIN:
@@ -179,6 +186,26 @@ def _open(source: Source) -> tuple[str, TextIO, bool]:
         raise InputError(RowError(str(path), f"cannot open: {error.strerror or error}")) from None
 
 
+def first_line_not_utf8(path: str | Path) -> int | None:
+    """The line of the first bytes of ``path`` that are not UTF-8, or ``None``. Its rows are read all the same
+    (those bytes become U+FFFD), but a file saved in another encoding (Excel's cp1252, cp1251) then reads as
+    garbled text and is scored as such: worth saying once. Read in binary a block at a time."""
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    lines = 1
+    with Path(path).open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            try:
+                decoder.decode(block)
+            except UnicodeDecodeError as error:  # error.object: the block with any bytes held from the one before
+                return lines + error.object.count(b"\n", 0, error.start)
+            lines += block.count(b"\n")
+    try:
+        decoder.decode(b"", final=True)
+    except UnicodeDecodeError:
+        return lines  # cut off in the middle of a character at the very end
+    return None
+
+
 def _settle_format(fmt: InputFormat, name: str) -> TableFormat | Literal["ragchecker"] | None:
     """The format from the option or the extension; ``None`` when only the content can tell."""
     if fmt != "auto":
@@ -188,12 +215,20 @@ def _settle_format(fmt: InputFormat, name: str) -> TableFormat | Literal["ragche
         return _EXTENSIONS[suffix]
     if name == "<stdin>" or not suffix:
         return None
+    hint = ""
+    if suffix in _BINARY_TABLES:  # no text format --format could name: pandas reads it, evaluate() takes the frame
+        hint = "; save it as CSV, or read it with pandas and pass the DataFrame to ragmetrics_core.evaluate"
     raise InputError(
         RowError(
             name,
-            f"cannot tell the format from the extension {suffix!r}; pass --format jsonl|json|csv|ragchecker",
+            f"cannot tell the format from the extension {suffix!r}; pass --format jsonl|json|csv|ragchecker{hint}",
         )
     )
+
+
+def format_is_known(fmt: InputFormat, name: str) -> bool:
+    """Whether ``name`` is read in a format given or told by its extension (else reading it is refused)."""
+    return fmt != "auto" or not Path(name).suffix or Path(name).suffix.lower() in _EXTENSIONS
 
 
 def _looks_like_json_document(text: str) -> bool:

@@ -100,6 +100,8 @@ def _csv(stream: TextIO, source: str) -> Iterator[RawRecord | RowError]:
 
 def _json(text: str, source: str) -> Iterator[RawRecord | RowError]:
     body = text.lstrip()
+    if not body:
+        return  # an empty file has no rows, as an empty JSONL or CSV file has none; not a syntax error
     if body.startswith("["):
         yield from _json_array(text, source)
         return

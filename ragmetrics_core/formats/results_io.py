@@ -439,6 +439,22 @@ def scan_results(path: str | Path, directions: dict[str, Direction] | None = Non
     return index
 
 
+def stored_metrics(path: str | Path) -> tuple[list[str], int] | None:
+    """The metrics a results file's rows are scored on, and the line that says so: a CSV file's header, else the
+    first JSONL row holding scores (a failed sample's row holds none). ``None``: no such row yet."""
+    path = Path(path)
+    with path.open("rb") as handle:
+        if output_format(path) == "csv":
+            header = next(csv.reader(_decoded_lines(handle, "replace")), [])
+            return [name for name in header if f"{name}_reason" in header and f"{name}_label" in header], 1
+        for number, line in enumerate(_decoded_lines(handle, "replace"), start=1):
+            with contextlib.suppress(json.JSONDecodeError):
+                scores = json.loads(line).get("scores") if line.strip() else None
+                if isinstance(scores, dict) and scores:
+                    return list(scores), number
+    return None
+
+
 def _csv_id_column(path: Path) -> int:
     """Where a results CSV file's rows hold their sample id (the last column of that name, as a dict reads it)."""
     with path.open(encoding="utf-8", newline="") as handle:

@@ -148,6 +148,8 @@ Needs = frozenset[EvidencePart] | Callable[[RagSample, MetricOptions], frozenset
 
 def check_metric_ids(ids: Iterable[str]) -> None:
     """Refuse ids that name no metric, naming them and the metrics there are (the API's and the commands' check)."""
+    if isinstance(ids, str):  # a str is an Iterable[str] too: it would be read letter by letter
+        raise TypeError(f"metrics takes a list of metric ids, e.g. metrics=[{ids!r}], not a string")
     unknown = [metric for metric in ids if metric not in METRICS]
     if unknown:
         raise ValueError(f"unknown metric(s) {', '.join(unknown)}; known: {', '.join(METRICS)}")

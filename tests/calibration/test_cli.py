@@ -89,6 +89,22 @@ def test_scores_already_in_a_results_file_are_not_judged_again(tmp_path: Path, r
     assert Calibration.load(tmp_path / "c.json").metrics["faithfulness"].n == 60
 
 
+@pytest.mark.parametrize("results", ["scores.jsonl", "scores.csv"])
+def test_scores_of_every_metric_from_evaluate_calibrate_one_as_documented(
+    tmp_path: Path, run_cli: RunCli, results: str
+) -> None:
+    # calibration.md: `ragmetrics evaluate labelled.jsonl -o scores.jsonl`, then `calibrate --results scores.jsonl`;
+    # evaluate scored all fifteen metrics, calibrate asks for faithfulness: the rows hold it, nothing is judged
+    source = write(tmp_path / "labelled.jsonl", labelled_rows(20))
+    scored = run_cli("evaluate", str(source), "-o", results, "--no-progress")
+    assert scored.returncode == 0, scored.stderr
+    before = (tmp_path / results).read_bytes()
+    done = run_cli("calibrate", str(source), "--results", results, "-o", "c.json", "--no-progress")
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / results).read_bytes() == before
+    assert Calibration.load(tmp_path / "c.json").metrics["faithfulness"].n == 60
+
+
 @pytest.mark.parametrize(
     ("rows", "extra", "message"),
     [
@@ -108,6 +124,17 @@ def test_data_that_cannot_be_calibrated_is_a_usage_error_naming_why(
     assert done.returncode == 2, done.stdout + done.stderr
     assert done.stderr.startswith("ragmetrics: error: ") and re.search(message, done.stderr)
     assert not (tmp_path / "c.json").exists()
+
+
+@pytest.mark.parametrize(("out", "clash"), [("labelled.jsonl", "the labelled file"), ("scores.jsonl", "the --results")])
+def test_calibration_written_over_its_own_input_is_refused(
+    tmp_path: Path, run_cli: RunCli, out: str, clash: str
+) -> None:
+    source = write(tmp_path / "labelled.jsonl", labelled_rows(20))
+    done = run_cli("calibrate", str(source), "--results", "scores.jsonl", "-o", out, "--no-progress")
+    assert done.returncode == 2 and f"--out {out} is {clash}" in done.stderr
+    assert source.read_text(encoding="utf-8") == "".join(json.dumps(row) + "\n" for row in labelled_rows(20))
+    assert not (tmp_path / "scores.jsonl").exists()  # refused before any sample was judged
 
 
 def test_evaluate_refuses_a_calibration_it_cannot_use(tmp_path: Path, run_cli: RunCli) -> None:

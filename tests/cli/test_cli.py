@@ -121,6 +121,13 @@ def test_stdin_json_array_and_ragchecker_by_content(tmp_path: Path, run_cli: Run
     done = run_cli("evaluate", "-", input=checked)
     assert done.returncode == 0, done.stderr
     assert _table(done.stdout)["overall_f1"][0] == "0.683"
+    csv_text = 'user_input,retrieved_contexts,response\nq,"[""The sky is blue.""]",The sky is blue.\n'
+    done = run_cli("evaluate", "-", "--format", "csv", "--metrics", "faithfulness", input=csv_text)
+    assert done.returncode == 0 and "1 sample: 1 evaluated" in done.stdout, done.stderr
+    # the help says what standard input may hold, as the three runs above feed it (it once said "JSONL" only)
+    helped = " ".join(run_cli("evaluate", "--help").stdout.split())
+    assert "- for standard input (JSON lines or a JSON document, told apart by content; --format csv for CSV)" in helped
+    assert "--progress always show a progress bar (default: only when stderr is a terminal)" in helped
 
 
 def test_ragchecker_example_reproduces_its_figures(tmp_path: Path, run_cli: RunCli, ragchecker_dir: Path) -> None:
@@ -162,7 +169,7 @@ def test_report_subcommand_rebuilds_the_report_from_results(tmp_path: Path, run_
         (["evaluate", "in.jsonl", "--column", "answer"], "FIELD=COLUMN"),
         (["evaluate", "in.jsonl", "--price", "1"], "--price takes two numbers"),
         (["evaluate", "in.jsonl", "--judge", "openai"], "RAGMETRICS_JUDGE_MODEL"),
-        (["report", "nothing.jsonl", "-o", "r.html"], "no results found"),
+        (["report", "nothing.jsonl", "-o", "r.html"], "nothing.jsonl: cannot open: No such file or directory"),
         (["evaluate", "in.jsonl", "--retry-failed"], "needs the results file"),
     ],
 )
@@ -251,7 +258,13 @@ def test_scoring_option_chooses_graded_or_binary_scores(tmp_path: Path, run_cli:
 
 @pytest.mark.parametrize(
     ("name", "content"),
-    [("empty.jsonl", ""), ("blank.jsonl", "\n\n"), ("header_only.csv", "user_input,response,retrieved_contexts\n")],
+    [
+        ("empty.jsonl", ""),
+        ("blank.jsonl", "\n\n"),
+        ("header_only.csv", "user_input,response,retrieved_contexts\n"),
+        ("empty.json", ""),
+        ("blank.json", " \r\n\n"),
+    ],
 )
 def test_an_input_without_samples_exits_non_zero_with_one_line(
     tmp_path: Path, run_cli: RunCli, name: str, content: str
@@ -262,6 +275,100 @@ def test_an_input_without_samples_exits_non_zero_with_one_line(
     assert done.stdout == ""
     [line] = done.stderr.strip().splitlines()
     assert name in line and "no samples" in line
+
+
+@pytest.mark.parametrize("option", ["--out", "--report"])
+@pytest.mark.parametrize("where", ["a directory", "below a file"])
+def test_an_output_that_cannot_be_written_fails_before_any_sample_is_judged(
+    tmp_path: Path, run_cli: RunCli, option: str, where: str
+) -> None:
+    write_jsonl(tmp_path / "in.jsonl", [good_row(0)])
+    (tmp_path / "results").mkdir()
+    target = "results" if where == "a directory" else "in.jsonl/out.jsonl"
+    done = run_cli("evaluate", "in.jsonl", option, target)
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr
+    [line] = done.stderr.strip().splitlines()
+    assert line.startswith(f"ragmetrics: error: {option} {target}: cannot write")
+    assert ("Is a directory" if where == "a directory" else "Not a directory") in line
+    assert done.stdout == ""  # refused up front: no summary, nothing judged
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["in.jsonl", "results"]
+
+
+@pytest.mark.parametrize("out", ["out.jsonl", "out.csv"])
+def test_a_resume_asking_for_metrics_the_results_lack_is_refused_naming_them(
+    tmp_path: Path, run_cli: RunCli, out: str
+) -> None:
+    write_jsonl(tmp_path / "in.jsonl", [good_row(0), good_row(1)])
+    assert run_cli("evaluate", "in.jsonl", "--out", out, "--metrics", "faithfulness,context_recall").returncode == 0
+    before = (tmp_path / out).read_bytes()
+    done = run_cli("evaluate", "in.jsonl", "--out", out, "--metrics", "faithfulness,hallucination")
+    assert done.returncode == 2 and done.stdout == ""  # not a summary that silently leaves hallucination out
+    [line] = done.stderr.strip().splitlines()
+    assert f"{out}:" in line
+    assert "hold no hallucination (written with other metrics: faithfulness, context_recall)" in line
+    assert line.endswith("resume with those metrics or write to a new --out")
+    assert (tmp_path / out).read_bytes() == before
+    again = run_cli("evaluate", "in.jsonl", "--out", out, "--metrics", "faithfulness")
+    if out.endswith(".jsonl"):  # fewer metrics than the rows hold: every sample is there with the one asked for
+        assert again.returncode == 0, again.stderr
+        assert "0 evaluated, 2 resumed" in again.stdout
+    else:  # a CSV header has a column per metric: its rows and this run's would not line up
+        assert again.returncode == 2 and "different columns" in again.stderr
+    assert (tmp_path / out).read_bytes() == before
+
+
+def test_a_file_in_another_encoding_is_scored_with_a_warning_naming_its_first_bad_line(
+    tmp_path: Path, run_cli: RunCli
+) -> None:
+    text = "user_input,retrieved_contexts,response\nq,Tea is hot.,Tea is hot.\n"
+    text += "q,Le café est ouvert.,Le café est ouvert.\n"
+    (tmp_path / "excel.csv").write_bytes(text.encode("cp1252"))  # Excel's "CSV (Comma delimited)"
+    done = run_cli("evaluate", "excel.csv", "--metrics", "faithfulness")
+    assert done.returncode == 0, done.stderr
+    assert "2 samples: 2 evaluated" in done.stdout  # read and scored, as before ...
+    [line] = done.stderr.strip().splitlines()  # ... and said once, not per reading or per row
+    assert line.startswith("ragmetrics: warning: excel.csv:3: not valid UTF-8") and "U+FFFD" in line
+    (tmp_path / "excel.xlsx").write_bytes(b"PK\x03\x04\xff\xfe")  # refused by its extension: that error alone
+    done = run_cli("evaluate", "excel.xlsx")
+    assert done.returncode == 2 and "warning" not in done.stderr and "cannot tell the format" in done.stderr
+    (tmp_path / "utf8.csv").write_text(text.replace("café", "кафе 咖啡"), encoding="utf-8")
+    done = run_cli("evaluate", "utf8.csv", "--metrics", "faithfulness")
+    assert done.returncode == 0 and done.stderr == ""
+
+
+@pytest.mark.parametrize(
+    ("args", "clash"),
+    [
+        (["evaluate", "in.jsonl", "--report", "in.jsonl"], "--report in.jsonl is the input file"),
+        (["evaluate", "in.jsonl", "--report", "./in.jsonl", "--out", "x.jsonl"], "--report ./in.jsonl is the input"),
+        (["evaluate", "in.jsonl", "--out", "done.jsonl", "--report", "done.jsonl"], "--report done.jsonl is the --out"),
+        (["evaluate", "in.jsonl", "--out", "in.jsonl"], "--out in.jsonl is the input file"),
+        (["report", "done.jsonl", "-o", "done.jsonl"], "--out done.jsonl is the results file"),
+    ],
+)
+def test_an_output_that_is_an_input_is_refused_before_it_is_overwritten(
+    tmp_path: Path, run_cli: RunCli, args: list[str], clash: str
+) -> None:
+    # a slip of the flag (--report where --out was meant) must not replace the data with an HTML page
+    write_jsonl(tmp_path / "in.jsonl", [good_row(0)])
+    assert run_cli("evaluate", "in.jsonl", "--out", "done.jsonl").returncode == 0
+    before = {path.name: path.read_bytes() for path in tmp_path.iterdir()}
+    done = run_cli(*args)
+    assert done.returncode == 2 and done.stdout == ""
+    assert f"ragmetrics: error: {clash}" in done.stderr
+    assert {path.name: path.read_bytes() for path in tmp_path.iterdir()} == before
+
+
+def test_report_to_a_path_that_cannot_be_written_is_an_error_without_traceback(
+    tmp_path: Path, run_cli: RunCli
+) -> None:
+    write_jsonl(tmp_path / "in.jsonl", [good_row(0)])
+    assert run_cli("evaluate", "in.jsonl", "--out", "out.jsonl").returncode == 0
+    (tmp_path / "taken").mkdir()
+    done = run_cli("report", "out.jsonl", "-o", "taken")
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "ragmetrics: error:" in done.stderr and "taken" in done.stderr
 
 
 @pytest.mark.parametrize("buffered", [True, False])

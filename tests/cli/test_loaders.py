@@ -181,8 +181,14 @@ def test_streams_empty_files_and_unreadable_sources(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="cannot open"):
         load_samples(tmp_path / "missing.jsonl")
     (tmp_path / "data.parquet").write_bytes(b"PAR1")
-    with pytest.raises(InputError, match="--format"):
+    with pytest.raises(InputError, match="--format") as parquet:
         load_samples(tmp_path / "data.parquet")
+    # a binary table is no text format --format could name: the way in is pandas (or CSV)
+    assert "read it with pandas and pass the DataFrame to ragmetrics_core.evaluate" in str(parquet.value)
+    (tmp_path / "data.txt").write_text("{}", "utf-8")
+    with pytest.raises(InputError) as text:
+        load_samples(tmp_path / "data.txt")
+    assert "pandas" not in str(text.value)
 
 
 def test_streams_without_a_name_are_told_apart_by_content(ragchecker_dir: Path) -> None:
@@ -200,6 +206,33 @@ def test_invalid_utf8_is_repaired_not_fatal(tmp_path: Path) -> None:
     path.write_bytes(b'{"user_input": "caf\xe9", "response": "ok"}\n')
     [sample] = load_samples(path)
     assert sample.user_input == "caf\ufffd"
+
+
+def test_a_binary_stream_is_refused_saying_to_open_it_as_text(tmp_path: Path) -> None:
+    path = tmp_path / "in.jsonl"
+    path.write_text(json.dumps(good_row(1)) + "\n", "utf-8")
+    with path.open("rb") as handle, pytest.raises(TypeError, match=r"binary stream.*open\(path, encoding='utf-8'\)"):
+        load_samples(handle)
+    with pytest.raises(TypeError, match="binary stream"):
+        load_samples(io.BytesIO(path.read_bytes()))
+    with path.open(encoding="utf-8") as handle:  # the same file as text is read
+        assert len(load_samples(handle)) == 1
+
+
+def test_the_first_line_that_is_not_utf8_is_found_across_read_blocks(tmp_path: Path) -> None:
+    from ragmetrics_core.formats.loader import first_line_not_utf8
+
+    path = tmp_path / "in.jsonl"
+    # a three-byte character cut by the 1 MiB block boundary is UTF-8 all the same
+    head = b"x" * ((1 << 20) - 1) + "€".encode() + b"\n"
+    path.write_bytes(head + b"ok\n" * 5)
+    assert first_line_not_utf8(path) is None
+    path.write_bytes(head + b"ok\n" * 5 + b"caf\xe9\n" + b"ok\n")  # cp1252 on line 7, in the second block
+    assert first_line_not_utf8(path) == 7
+    path.write_bytes(b"ok\n\xe2\x82")  # cut off in the middle of its last character
+    assert first_line_not_utf8(path) == 2
+    path.write_bytes("кафе 咖啡 🗼\n".encode())
+    assert first_line_not_utf8(path) is None
 
 
 def test_ragchecker_outputs_are_read_with_their_evidence(ragchecker_dir: Path) -> None:

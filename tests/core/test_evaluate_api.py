@@ -149,6 +149,26 @@ def test_a_csv_read_by_pandas_gives_the_samples_the_cli_reads_from_the_file(tmp_
     assert [r.values() for r in run.results] == [r.values() for r in evaluate(path, metrics=METRICS).results]
 
 
+def test_an_id_column_with_a_gap_gives_the_ids_the_cli_reads(tmp_path: Path) -> None:
+    # pandas reads a number column with an empty cell as floats (7.0, NaN, 9.0): the ids stay 7 and 9, as in the file
+    path = tmp_path / "ids.csv"
+    path.write_text("id,user_input,response\n7,q1,a1\n,q2,a2\n9,q3,a3\n", encoding="utf-8")
+    from_file = [sample.id for sample in load_samples(path)]
+    from_frame = [sample.id for sample in load_samples(pd.read_csv(path))]
+    assert from_frame == from_file
+    assert [from_file[0], from_file[2]] == ["7", "9"]  # the row without an id gets its content hash in both
+    with pytest.raises(InputError, match=r"row 1: field 'id': expected a string or integer id, got number 7\.5"):
+        load_samples(pd.DataFrame({"id": [7.5], "user_input": ["q"], "response": ["a"]}))
+
+
+def test_metrics_given_as_one_string_is_a_clear_type_error() -> None:
+    # a str is a Sequence[str]: without the check it would be read letter by letter ("unknown metric(s) f, a, i")
+    with pytest.raises(TypeError, match=r"a list of metric ids, e\.g\. metrics=\['faithfulness'\], not a string"):
+        evaluate(ROWS, metrics="faithfulness", progress=False)
+    with pytest.raises(TypeError, match="not a string"):
+        Evaluator(metrics="faithfulness")
+
+
 def test_a_bad_cell_is_named_by_the_same_row_from_the_file_and_from_the_frame(tmp_path: Path) -> None:
     path = tmp_path / "ragas.csv"
     path.write_text(RAGAS_CSV + '"Q4","[unclosed","A4","G4"\n', encoding="utf-8")
