@@ -63,7 +63,7 @@ def test_scores_pending_at_exit_are_exported_even_when_the_pipeline_predates_the
     # runs the last registered hook first: the provider must not be shut down before our exit hook emits into it.
     done, _ = run_app(
         """
-        online = pipeline(ScriptedJudge(delay_s=0.2), register_atexit=True)
+        online = pipeline(ScriptedJudge(delay_s=0.5), register_atexit=True, atexit_timeout_s=20)
         set_up_tracing()
         for _ in range(3):
             online.submit(paris_draft())
