@@ -256,10 +256,8 @@ def evaluate_file(
     run.aggregate_mode = AggregationMode(aggregate_mode or ("ragchecker" if from_ragchecker else "determined"))
     given = evaluator is not None
     evaluator = _scorer(plan, evaluator, backend, judge, metrics, options)
-    # the metrics the run scores: an evaluator of the caller's that does not say them is taken as it is
-    scored = getattr(evaluator, "metrics", None) or (None if given else metrics or METRICS)
-    if index is not None and index.rows and scored:
-        _check_stored_metrics(index.path, list(scored))
+    if index is not None and index.rows:
+        _check_stored_metrics(index.path, _scored_metrics(evaluator, given, metrics))
     # resume: the summary starts from the rows already written; nothing per row is kept from them afterwards
     if index is not None and run.resumed:
         _resume(run, index, plan, fitted)
@@ -309,11 +307,17 @@ def _scorer(
     return evaluator
 
 
+def _scored_metrics(evaluator: AsyncEvaluator | None, given: bool, metrics: Sequence[str] | None) -> list[str]:
+    """The metrics the run scores; none to check for an evaluator of the caller's that does not say them (it is
+    taken as it is)."""
+    return list(getattr(evaluator, "metrics", None) or (() if given else metrics or METRICS))
+
+
 def _check_stored_metrics(path: Path, metrics: Sequence[str]) -> None:
     """Refuse to resume into rows that lack a metric this run asks for: its summary would leave it out, and the
     resumed samples would never get it. Rows holding more metrics than asked for are fine (``calibrate --results``
     on the results of a full ``evaluate``)."""
-    stored = stored_metrics(path)
+    stored = stored_metrics(path) if metrics else None
     if stored is None:
         return
     held, line = stored
