@@ -11,14 +11,12 @@ stripped of its evidence (:func:`sanitize_result`): the other order would explai
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from ragmetrics_core.evidence import Evidence
 from ragmetrics_core.explain import metric_explanations
-from ragmetrics_core.online.types import Origin
 from ragmetrics_core.results import ClaimExplanation, EvaluationResult
 from ragmetrics_core.scrub import mask_known_secrets, scrub_secrets
 from ragmetrics_core.text import repair_surrogates, truncate
@@ -82,15 +80,6 @@ class Redactor:
         text = repair_surrogates(value if isinstance(value, str) else str(value))
         text = scrub_secrets(text) if self.options.scrub_secrets else mask_known_secrets(text)
         return truncate(text, self.options.max_text_chars)
-
-    def origin(self, origin: Origin) -> Origin:
-        """The origin as telemetry may show it: its names, ids and tags through :meth:`label`."""
-        return dataclasses.replace(
-            origin,
-            chain_name=self.label(origin.chain_name),
-            run_id=self.label(origin.run_id),
-            tags=tuple(self.label(tag) or "" for tag in origin.tags),
-        )
 
     def _clean(self, value: str, limit: int) -> str:
         text = value if isinstance(value, str) else str(value)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import threading
 import time
@@ -237,7 +238,7 @@ class Worker:
             return
         redactor = self._config.redactor
         view = None if sample is None else SampleView.of(sample, redactor)
-        origin = redactor.origin(submission.origin)
+        origin = labelled_origin(submission.origin, redactor)
         span = origin.span
         subject = span if span is not None and span.valid else self._create_subject(origin, view)
         record = EvaluationRecord(
@@ -340,3 +341,14 @@ def _describe_invalid(exc: Exception) -> str:
 def _describe(exc: BaseException) -> str:
     text = str(exc)
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def labelled_origin(origin: Origin, redactor: Redactor) -> Origin:
+    """The origin as telemetry may show it: its names, ids and tags through :meth:`Redactor.label` (secrets masked,
+    capped, encodable)."""
+    return dataclasses.replace(
+        origin,
+        chain_name=redactor.label(origin.chain_name),
+        run_id=redactor.label(origin.run_id),
+        tags=tuple(redactor.label(tag) or "" for tag in origin.tags),
+    )

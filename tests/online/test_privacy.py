@@ -63,6 +63,7 @@ def test_caps_must_be_non_negative_ints(field: str) -> None:
 
 def test_ids_and_names_go_out_without_captured_texts_but_never_with_a_secret() -> None:
     from ragmetrics_core.online.types import Origin
+    from ragmetrics_core.online.worker import labelled_origin
     from ragmetrics_core.scrub import SECRETS
 
     redactor = Redactor(PrivacyOptions(capture_texts=False, max_text_chars=60))
@@ -70,8 +71,9 @@ def test_ids_and_names_go_out_without_captured_texts_but_never_with_a_secret() -
     assert redactor.label(None) is None
     assert redactor.label("https://s3.example/a.pdf?token=abcdef0123456789") == "https://s3.example/a.pdf?token=[redacted]"
     assert redactor.label("x" * 100) == "x" * 59 + "…"
-    origin = Redactor(PrivacyOptions()).origin(
-        Origin(chain_name="bot sk-proj-AbCdEfGhIjKlMnOpQrSt1234", run_id="r-1", tags=("a", "password=hunter2"))
+    origin = labelled_origin(
+        Origin(chain_name="bot sk-proj-AbCdEfGhIjKlMnOpQrSt1234", run_id="r-1", tags=("a", "password=hunter2")),
+        Redactor(PrivacyOptions()),
     )
     assert (origin.chain_name, origin.run_id, origin.tags) == ("bot [redacted]", "r-1", ("a", "password=[redacted]"))
     # A secret the process was given is masked by value even with the guessing by shape turned off.
