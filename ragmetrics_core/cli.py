@@ -522,9 +522,10 @@ def _report(args: argparse.Namespace) -> int:
     from ragmetrics_core.report.html import write_report_data
 
     _refuse_overwriting("--out", args.out, [("the results file", args.results)])
-    if not Path(args.results).is_file():
-        reason = "Is a directory" if Path(args.results).is_dir() else "No such file or directory"
-        raise InputError(RowError(args.results, f"cannot open: {reason}"))  # as evaluate says it of its input
+    try:  # the results reader takes a missing file for an empty one (a run about to start); a report needs rows
+        Path(args.results).open("rb").close()
+    except OSError as error:
+        raise InputError(RowError(args.results, f"cannot open: {error.strerror or error}")) from None
     data = read_report_data(args.results, {metric: spec.direction for metric, spec in METRICS.items()})
     if not data.figures.added:
         raise ValueError(f"{args.results}: no results found")

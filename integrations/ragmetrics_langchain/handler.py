@@ -231,10 +231,7 @@ class RagMetricsCallbackHandler(BaseCallbackHandler):
     def on_retriever_error(
         self, error: BaseException, *, run_id: UUID, parent_run_id: UUID | None = None, **kwargs: Any
     ) -> None:
-        try:
-            self._runs.end_child(run_id.int)
-        except Exception as failure:
-            self._callback_failed("on_retriever_error", failure)
+        self._child_ended("on_retriever_error", run_id)
 
     def on_tool_start(
         self,
@@ -256,18 +253,19 @@ class RagMetricsCallbackHandler(BaseCallbackHandler):
             self._callback_failed("on_tool_start", error)
 
     def on_tool_end(self, output: Any, *, run_id: UUID, parent_run_id: UUID | None = None, **kwargs: Any) -> None:
-        try:
-            self._runs.end_child(run_id.int)
-        except Exception as error:
-            self._callback_failed("on_tool_end", error)
+        self._child_ended("on_tool_end", run_id)
 
     def on_tool_error(
         self, error: BaseException, *, run_id: UUID, parent_run_id: UUID | None = None, **kwargs: Any
     ) -> None:
+        self._child_ended("on_tool_error", run_id)
+
+    def _child_ended(self, callback: str, run_id: UUID) -> None:
+        """A child run ended or failed: a root that ends with children still open was cut short."""
         try:
             self._runs.end_child(run_id.int)
-        except Exception as failure:
-            self._callback_failed("on_tool_error", failure)
+        except Exception as error:
+            self._callback_failed(callback, error)
 
     # -- reporting ----------------------------------------------------------------------------------
 

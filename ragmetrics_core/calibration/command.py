@@ -66,7 +66,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     progress.add_argument("--no-progress", dest="progress", action="store_false", help="never show a progress bar")
 
 
-def _scored_metrics(results: str | None, metrics: list[str]) -> list[str]:
+def _metrics_for_results(results: str | None, metrics: list[str]) -> list[str]:
     """The metrics to score: those asked for or, when the ``--results`` file holds them among more (the results of a
     full ``ragmetrics evaluate``), the file's own, so that rows scored now fit it (a CSV header has a column each)."""
     from ragmetrics_core.formats.results_io import stored_metrics
@@ -96,7 +96,7 @@ def run_calibrate(
         out=args.results,
         format=args.format,
         columns=parse_column_mapping(args.column),
-        metrics=_scored_metrics(args.results, metrics),
+        metrics=_metrics_for_results(args.results, metrics),
         judge=judge,
         options=options,
         concurrency=args.concurrency,

@@ -285,6 +285,12 @@ def csv_row(
     return cells
 
 
+def _header_metrics(header: Sequence[str]) -> list[str]:
+    """The metrics of a results CSV header: the columns written with their ``_reason`` and ``_label``
+    (:func:`csv_header`)."""
+    return [name for name in header if f"{name}_reason" in header and f"{name}_label" in header]
+
+
 def _check_csv_header(path: Path, expected: list[str], mismatch: str) -> None:
     with path.open(encoding="utf-8", newline="") as handle:
         found = next(csv.reader(handle), [])
@@ -446,7 +452,7 @@ def stored_metrics(path: str | Path) -> tuple[list[str], int] | None:
     with path.open("rb") as handle:
         if output_format(path) == "csv":
             header = next(csv.reader(_decoded_lines(handle, "replace")), [])
-            return [name for name in header if f"{name}_reason" in header and f"{name}_label" in header], 1
+            return _header_metrics(header), 1
         for number, line in enumerate(_decoded_lines(handle, "replace"), start=1):
             with contextlib.suppress(json.JSONDecodeError):
                 scores = json.loads(line).get("scores") if line.strip() else None
@@ -546,7 +552,7 @@ def _csv_rows(
                 str(path), "not a ragmetrics results file (its header has no sample_id column); write to a new "
                 "--out or move the file away", line=1,
             ))
-        metrics = [name for name in header if f"{name}_reason" in header and f"{name}_label" in header]
+        metrics = _header_metrics(header)
         start = places.after
         for number, row in enumerate(reader):
             at, start = start, places.after  # a record starts where the one before it ended

@@ -146,9 +146,8 @@ class OnlinePipeline:
         self._closed = False
         self._shutdown_result: bool | None = None
         self._atexit_timeout_s = atexit_timeout_s
-        self._atexit_registered = register_atexit
-        if register_atexit:
-            atexit.register(self._at_exit)
+        self._register_atexit = register_atexit
+        self._atexit_registered = False
         if hasattr(os, "register_at_fork"):
             os.register_at_fork(after_in_child=_after_fork_callback(weakref.ref(self)))
 
@@ -330,6 +329,7 @@ class OnlinePipeline:
         with state.start_lock:
             if state.worker is not None or self._closed:
                 return
+            self._register_exit_hook()
             try:
                 state.emitter_threads = self._start_emitter_threads()
                 worker = Worker(_Ledger(self), self._worker_config())
@@ -339,12 +339,15 @@ class OnlinePipeline:
                 return
             state.worker = worker
         _started.add(self)
-        if self._atexit_registered:
-            # atexit runs the last registered hook first, and an OpenTelemetry SDK provider registers its own shutdown
-            # when it is created: usually after this pipeline (built at import time), before its first submission.
-            # Registered again now, our hook runs first and still has a provider to emit into.
-            atexit.unregister(self._at_exit)
+
+    def _register_exit_hook(self) -> None:
+        """With ``register_atexit``, the exit hook, registered at the first submission rather than when the pipeline
+        is built: atexit runs the last registered hook first, and an OpenTelemetry SDK provider registers its own
+        shutdown when it is created, usually after the pipeline (built at import time) and before its first
+        submission. So our hook runs first and still has a provider to emit into."""
+        if self._register_atexit and not self._atexit_registered:
             atexit.register(self._at_exit)
+            self._atexit_registered = True
 
     def _start_emitter_threads(self) -> tuple[EmitterThread, ...]:
         emitter_threads = []

@@ -77,15 +77,16 @@ class Redactor:
         encodable (a file name decoded with ``surrogateescape`` would fail the OTLP export of a whole batch)."""
         if value is None:
             return None
-        text = repair_surrogates(value if isinstance(value, str) else str(value))
-        text = scrub_secrets(text) if self.options.scrub_secrets else mask_known_secrets(text)
-        return truncate(text, self.options.max_text_chars)
+        return truncate(repair_surrogates(self._masked(value)), self.options.max_text_chars)
 
-    def _clean(self, value: str, limit: int) -> str:
+    def _masked(self, value: object) -> str:
         text = value if isinstance(value, str) else str(value)
         # Secrets the process was given are masked by value even with scrub_secrets=False (which turns off only
         # the guessing by shape, for texts where it masks too much).
-        text = scrub_secrets(text) if self.options.scrub_secrets else mask_known_secrets(text)
+        return scrub_secrets(text) if self.options.scrub_secrets else mask_known_secrets(text)
+
+    def _clean(self, value: str, limit: int) -> str:
+        text = self._masked(value)
         if self.options.redact is not None:
             try:
                 redacted = self.options.redact(text)
