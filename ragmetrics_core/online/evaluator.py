@@ -419,7 +419,7 @@ class OnlinePipeline:
             )
 
     def _report_unfinished_at_exit(self) -> None:
-        """Without the exit hook, say what the interpreter's exit is about to lose (daemon threads just stop)."""
+        """Without the exit hook, say what the interpreter's exit is about to lose, and stop the threads."""
         if self._closed:
             return
         stats = self.stats()
@@ -434,6 +434,13 @@ class OnlinePipeline:
                 "pipeline before exiting, or create it with OnlinePipeline(register_atexit=True)",
                 lost, stats.queued, stats.in_flight, waiting,
             )
+            # Stop the worker (cancelling what it runs) rather than leave it running Python code while the
+            # interpreter finalises: a daemon thread busy at that moment made the exit crash (SIGSEGV) now and then.
+            self.shutdown(_STOP_AT_EXIT_S)
+
+
+_STOP_AT_EXIT_S = 0.5
+"""How long the exit waits for the threads of a pipeline without an exit hook to stop (work is lost either way)."""
 
 
 class _Ledger:
